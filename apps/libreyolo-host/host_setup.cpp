@@ -1,0 +1,79 @@
+#include "host_setup.hpp"
+
+#include <cstdlib>
+
+#include "libreyolo/core/config/option_spec.hpp"
+#include "libreyolo/core/log/log.hpp"
+#include "libreyolo/core/plugins/plugin_loader.hpp"
+
+namespace libreyolo::app {
+
+void apply_verbosity(const core::config::UserOptions& user) {
+  if (auto verbose = user.lookup("verbose")) {
+    core::config::OptionSpec spec{"verbose", core::config::OptionType::boolean, "false", "", {}};
+    if (std::get<bool>(core::config::parse_option_value(spec, *verbose, "the command line"))) {
+      core::log::set_level(core::log::Level::debug);
+    }
+  }
+}
+
+core::plugins::FamilyRegistry load_families(const core::config::UserOptions& user) {
+  std::vector<std::filesystem::path> explicit_dirs;
+  if (auto dir = user.lookup("plugin_dir"); dir && !dir->empty()) explicit_dirs.emplace_back(*dir);
+  const auto dirs = core::plugins::plugin_search_path(
+      explicit_dirs, std::getenv("LIBREYOLO_PLUGIN_PATH"), core::plugins::executable_dir());
+  for (const auto& dir : dirs) core::log::debug("plugin folder: ", dir.string());
+  return core::plugins::load_plugins(dirs);
+}
+
+}  // namespace libreyolo::app
+
+#include <iostream>
+
+#include "libreyolo/core/error.hpp"
+#include "libreyolo/core/plugins/family_defaults.hpp"
+#include "table_printer.hpp"
+
+namespace libreyolo::app {
+
+ModelRun resolve_model_run(const std::string& command, const Args& args,
+                           const core::config::OptionTable& table) {
+  ModelRun run;
+  run.user = core::config::read_user_options(args, table);
+  apply_verbosity(run.user);
+  if (!run.user.positionals.empty()) {
+    throw core::Error("unexpected argument '" + run.user.positionals.front() + "' for " + command,
+                      "options are written key=value or --key value",
+                      "did you mean model=" + run.user.positionals.front() + "?");
+  }
+  const auto model = run.user.lookup("model");
+  if (!model || model->empty()) {
+    throw core::Error(command + " needs a model", "model= is not set",
+                      "pass model=yolo9s (family + size) or model=path/to/weights.pt");
+  }
+  if (model->size() > 3 && model->substr(model->size() - 3) == ".pt") {
+    throw core::Error("model=" + *model + " is a checkpoint file",
+                      "loading LibreYOLO .pt checkpoints is not built yet (trainer issue)",
+                      "use a family + size name such as model=yolo9s for now");
+  }
+  run.registry = load_families(run.user);
+  const auto name = run.registry.resolve_model_name(*model);
+  run.family = name.family;
+  run.size = name.size;
+  run.options = core::config::resolve_options(
+      table, run.user, "family " + run.family->info.name + "'s recipe",
+      core::plugins::family_option_defaults(*run.family, run.size, table));
+  return run;
+}
+
+void print_option_summary(const core::config::ResolvedOptions& options) {
+  TablePrinter printer({"option", "value", "from"});
+  for (const auto& [name, option] : options.entries()) {
+    if (option.source == core::config::OptionSource::global_default) continue;
+    printer.add_row({name, core::config::format_option_value(option.value),
+                     core::config::to_string(option.source)});
+  }
+  printer.print(std::cout, "  ");
+}
+
+}  // namespace libreyolo::app

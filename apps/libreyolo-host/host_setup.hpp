@@ -1,0 +1,40 @@
+#pragma once
+// Steps every command shares: console verbosity and loading the family plugins.
+
+#include <string>
+
+#include "commands.hpp"
+
+#include "libreyolo/core/config/user_options.hpp"
+#include "libreyolo/core/plugins/family_registry.hpp"
+
+namespace libreyolo::app {
+
+// verbose=true switches the console to debug level.
+void apply_verbosity(const core::config::UserOptions& user);
+
+// Searches --plugin-dir (if the user gave one), $LIBREYOLO_PLUGIN_PATH, then the folder next
+// to the binary. Refused plugins were already warned about.
+core::plugins::FamilyRegistry load_families(const core::config::UserOptions& user);
+
+}  // namespace libreyolo::app
+
+namespace libreyolo::app {
+
+// A command's options fully resolved for one model: the user's options, the family they
+// name, and every option with its value and source.
+struct ModelRun {
+  core::config::UserOptions user;
+  core::plugins::FamilyRegistry registry;
+  const core::plugins::LoadedFamily* family = nullptr;
+  std::string size;
+  core::config::ResolvedOptions options;
+};
+
+ModelRun resolve_model_run(const std::string& command, const Args& args,
+                           const core::config::OptionTable& table);
+
+// Prints the options that differ from the built-in defaults, with where each came from.
+void print_option_summary(const core::config::ResolvedOptions& options);
+
+}  // namespace libreyolo::app

@@ -1,0 +1,51 @@
+// libreyolo-host: the command-line entry point. Dispatches to one command; turns every
+// core::Error into one clear message and a non-zero exit code.
+
+#include <exception>
+#include <iostream>
+
+#include "commands.hpp"
+#include "libreyolo/core/error.hpp"
+#include "libreyolo/core/log/log.hpp"
+
+namespace libreyolo::app {
+
+const std::vector<Command>& commands() {
+  static const std::vector<Command> all = {
+      {"train", "train a model: libreyolo-host train model=yolo9s data=coco128 epochs=3", run_train},
+      {"val", "evaluate weights on a dataset (COCO mAP)", run_val},
+      {"profile", "measure training steps and name the bottleneck", run_profile},
+      {"families", "list the model families found (libreyolo-host families [NAME])", run_families},
+      {"version", "print versions of the host, SDK, LibTorch and CUDA", run_version},
+      {"help", "show help (libreyolo-host help COMMAND lists its options)", run_help},
+  };
+  return all;
+}
+
+}  // namespace libreyolo::app
+
+int main(int argc, char** argv) {
+  using namespace libreyolo;
+  core::log::capture_plugin_logs();
+  if (argc < 2) return app::run_help({});
+  const std::string name = argv[1];
+  const app::Args args(argv + 2, argv + argc);
+  if (name == "--help" || name == "-h") return app::run_help(args);
+  if (name == "--version") return app::run_version(args);
+  for (const auto& command : app::commands()) {
+    if (name != command.name) continue;
+    try {
+      return command.run(args);
+    } catch (const core::Error& e) {
+      core::log::error(e.what());
+      return app::kExitError;
+    } catch (const std::exception& e) {
+      core::log::error("unexpected failure in '", name, "': ", e.what(),
+                       ". This is a bug in libreyolo-host; please report it with the command line.");
+      return app::kExitError;
+    }
+  }
+  core::log::error("unknown command '", name, "'. Commands: train, val, profile, families, "
+                   "version, help. Run 'libreyolo-host help'.");
+  return app::kExitError;
+}

@@ -1,0 +1,39 @@
+# Compiler policy shared by every target of the project: C++17, PIC everywhere (the SDK and the
+# family plugins are shared libraries and static core code ends up beside them), warnings,
+# and ccache when it is installed (2-core machines rebuild LibTorch-heavy code often).
+
+set(CMAKE_CXX_STANDARD 17)
+set(CMAKE_CXX_STANDARD_REQUIRED ON)
+set(CMAKE_CXX_EXTENSIONS OFF)
+set(CMAKE_POSITION_INDEPENDENT_CODE ON)
+set(CMAKE_EXPORT_COMPILE_COMMANDS ON)
+
+if(NOT CMAKE_BUILD_TYPE AND NOT CMAKE_CONFIGURATION_TYPES)
+  set(CMAKE_BUILD_TYPE Release CACHE STRING "Build type" FORCE)
+endif()
+
+find_program(LIBREYOLO_CCACHE ccache)
+if(LIBREYOLO_CCACHE AND NOT CMAKE_CXX_COMPILER_LAUNCHER)
+  set(CMAKE_CXX_COMPILER_LAUNCHER "${LIBREYOLO_CCACHE}")
+endif()
+
+# Warnings for our own targets only (LibTorch's headers are included as SYSTEM).
+function(libreyolo_set_warnings target)
+  if(CMAKE_CXX_COMPILER_ID MATCHES "GNU|Clang")
+    target_compile_options(${target} PRIVATE -Wall -Wextra -Wno-unused-parameter)
+  endif()
+endfunction()
+
+# Precompiled <torch/torch.h> for targets with several LibTorch translation units: on a
+# 2-core machine each such unit costs ~10-20 s of header parsing without it.
+option(LIBREYOLO_USE_PCH "Precompile <torch/torch.h> for LibTorch-heavy targets" ON)
+if(LIBREYOLO_CCACHE AND LIBREYOLO_USE_PCH)
+  # ccache can only reuse precompiled-header builds with these sloppiness settings.
+  set(CMAKE_CXX_COMPILER_LAUNCHER
+      "${CMAKE_COMMAND};-E;env;CCACHE_SLOPPINESS=pch_defines,time_macros,include_file_mtime,include_file_ctime;${LIBREYOLO_CCACHE}")
+endif()
+function(libreyolo_use_torch_pch target)
+  if(LIBREYOLO_USE_PCH)
+    target_precompile_headers(${target} PRIVATE <torch/torch.h>)
+  endif()
+endfunction()

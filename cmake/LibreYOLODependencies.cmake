@@ -1,0 +1,54 @@
+# Every third-party dependency, found once, with find_package. The same file serves Debian 12
+# (LibTorch 1.13, CPU, Boost 1.74) and the GPU machine (LibTorch 2.11 + CUDA 13, NCCL).
+
+find_package(Torch REQUIRED)
+message(STATUS "LibreYOLO: LibTorch ${Torch_VERSION}")
+
+# LibTorch's imported targets carry its include folders; mark them SYSTEM so our warnings
+# flags do not drown in LibTorch's own warnings.
+if(TARGET torch)
+  get_target_property(_torch_includes torch INTERFACE_INCLUDE_DIRECTORIES)
+  if(_torch_includes)
+    set_target_properties(torch PROPERTIES INTERFACE_SYSTEM_INCLUDE_DIRECTORIES "${_torch_includes}")
+  endif()
+endif()
+
+# CUDA and NCCL are used only when the LibTorch found was built with them.
+set(LIBREYOLO_HAS_CUDA OFF)
+if(TARGET torch_cuda)
+  set(LIBREYOLO_HAS_CUDA ON)
+  find_package(CUDAToolkit REQUIRED)
+  find_path(LIBREYOLO_NCCL_INCLUDE_DIR nccl.h HINTS ${CUDAToolkit_INCLUDE_DIRS} ENV NCCL_ROOT PATH_SUFFIXES include)
+  find_library(LIBREYOLO_NCCL_LIBRARY nccl HINTS ${CUDAToolkit_LIBRARY_DIR} ENV NCCL_ROOT PATH_SUFFIXES lib lib64)
+  if(LIBREYOLO_NCCL_INCLUDE_DIR AND LIBREYOLO_NCCL_LIBRARY)
+    message(STATUS "LibreYOLO: NCCL ${LIBREYOLO_NCCL_LIBRARY}")
+  else()
+    message(STATUS "LibreYOLO: NCCL not found; multi-GPU will use Gloo")
+  endif()
+endif()
+if(LIBREYOLO_REQUIRE_CUDA AND NOT LIBREYOLO_HAS_CUDA)
+  message(FATAL_ERROR "LIBREYOLO_REQUIRE_CUDA is ON (the 'cuda' preset) but the LibTorch found "
+                      "(${Torch_DIR}) was built without CUDA. Point CMAKE_PREFIX_PATH at a CUDA "
+                      "LibTorch, e.g. python3 -c 'import torch; print(torch.utils.cmake_prefix_path)'.")
+endif()
+message(STATUS "LibreYOLO: CUDA ${LIBREYOLO_HAS_CUDA}")
+
+# Boost: CONFIG packages only (CMake 4 removed FindBoost). program_options is compiled;
+# Boost.DLL is header-only and uses std::filesystem instead of Boost.Filesystem.
+find_package(Boost 1.74 CONFIG REQUIRED COMPONENTS program_options)
+
+find_package(yaml-cpp CONFIG REQUIRED)
+if(TARGET yaml-cpp::yaml-cpp)
+  set(LIBREYOLO_YAML_TARGET yaml-cpp::yaml-cpp)
+else()
+  set(LIBREYOLO_YAML_TARGET yaml-cpp)  # yaml-cpp 0.7 (Debian 12) names its target this way
+endif()
+
+find_package(spdlog CONFIG REQUIRED)
+find_package(JPEG REQUIRED)
+find_package(PNG REQUIRED)
+find_package(Threads REQUIRED)
+
+if(LIBREYOLO_BUILD_TESTS)
+  find_package(doctest CONFIG REQUIRED)
+endif()

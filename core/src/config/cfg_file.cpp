@@ -1,0 +1,49 @@
+#include "libreyolo/core/config/cfg_file.hpp"
+
+#include <yaml-cpp/yaml.h>
+
+#include "libreyolo/core/error.hpp"
+
+namespace libreyolo::core::config {
+
+std::vector<std::pair<std::string, std::string>> read_cfg_file(const std::filesystem::path& file,
+                                                               const OptionTable& table) {
+  const std::string origin = "cfg file " + file.string();
+  if (!std::filesystem::is_regular_file(file)) {
+    throw Error("cfg file " + file.string() + " does not exist", "cfg= must name a YAML file",
+                "check the path (relative paths start at the current folder)");
+  }
+  YAML::Node root;
+  try {
+    root = YAML::LoadFile(file.string());
+  } catch (const YAML::Exception& e) {
+    throw Error("cannot parse " + origin, e.what(), "fix the YAML syntax at that line");
+  }
+  if (root.IsNull()) return {};
+  if (!root.IsMap()) {
+    throw Error(origin + " is not a mapping", "it must be a list of key: value lines",
+                "write one option per line, e.g. 'epochs: 100'");
+  }
+  std::vector<std::pair<std::string, std::string>> values;
+  for (const auto& entry : root) {
+    const auto key = entry.first.as<std::string>();
+    const auto& spec = table.require(key, origin);
+    if (spec.name == "cfg") {
+      throw Error(origin + " sets cfg", "cfg files do not nest", "remove the cfg line");
+    }
+    const auto& node = entry.second;
+    std::string text;
+    if (node.IsSequence()) {
+      for (size_t i = 0; i < node.size(); ++i) text += (i ? "," : "") + node[i].as<std::string>();
+    } else if (node.IsScalar()) {
+      text = node.as<std::string>();
+    } else if (!node.IsNull()) {
+      throw Error("option '" + key + "' in " + origin + " is a nested mapping",
+                  "expected " + describe_type(spec), "write it like " + key + ": <value>");
+    }
+    values.emplace_back(spec.name, text);
+  }
+  return values;
+}
+
+}  // namespace libreyolo::core::config

@@ -1,0 +1,136 @@
+#include <algorithm>
+#include <cctype>
+#include <charconv>
+#include <cmath>
+
+#include "libreyolo/core/config/option_spec.hpp"
+#include "libreyolo/core/error.hpp"
+
+namespace libreyolo::core::config {
+namespace {
+
+std::string lower(std::string text) {
+  std::transform(text.begin(), text.end(), text.begin(),
+                 [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+  return text;
+}
+
+std::string trim(const std::string& text) {
+  const auto first = text.find_first_not_of(" \t");
+  if (first == std::string::npos) return {};
+  const auto last = text.find_last_not_of(" \t");
+  return text.substr(first, last - first + 1);
+}
+
+std::string join(const std::vector<std::string>& words, const char* separator) {
+  std::string joined;
+  for (size_t i = 0; i < words.size(); ++i) joined += (i ? separator : "") + words[i];
+  return joined;
+}
+
+bool parse_double(const std::string& text, double& out) {
+  const std::string t = trim(text);
+  if (t.empty()) return false;
+  char* end = nullptr;
+  out = std::strtod(t.c_str(), &end);
+  return end == t.c_str() + t.size() && std::isfinite(out);
+}
+
+std::string example_for(const OptionSpec& spec) {
+  switch (spec.type) {
+    case OptionType::boolean: return spec.name + "=true";
+    case OptionType::integer: return spec.name + "=" + (spec.default_value.empty() ? "1" : spec.default_value);
+    case OptionType::number: return spec.name + "=" + (spec.default_value.empty() ? "0.5" : spec.default_value);
+    case OptionType::choice: return spec.name + "=" + spec.choices.front();
+    case OptionType::range: return spec.name + "=0.5,1.5";
+    case OptionType::text: return spec.name + "=...";
+  }
+  return spec.name + "=...";
+}
+
+[[noreturn]] void bad_value(const OptionSpec& spec, const std::string& text,
+                            const std::string& origin, const std::string& extra = {}) {
+  throw Error("option '" + spec.name + "' got '" + text + "' from " + origin,
+              "expected " + describe_type(spec) + extra,
+              "write it like " + example_for(spec));
+}
+
+}  // namespace
+
+std::string describe_type(const OptionSpec& spec) {
+  switch (spec.type) {
+    case OptionType::boolean: return "true or false";
+    case OptionType::integer: return "an integer";
+    case OptionType::number: return "a number";
+    case OptionType::text: return "text";
+    case OptionType::choice: return "one of " + join(spec.choices, ", ");
+    case OptionType::range: return "a range low,high (two numbers, low <= high)";
+  }
+  return "a value";
+}
+
+OptionValue parse_option_value(const OptionSpec& spec, const std::string& raw,
+                               const std::string& origin) {
+  const std::string text = trim(raw);
+  switch (spec.type) {
+    case OptionType::boolean: {
+      const std::string t = lower(text);
+      if (t == "true" || t == "yes" || t == "on" || t == "1") return true;
+      if (t == "false" || t == "no" || t == "off" || t == "0") return false;
+      bad_value(spec, raw, origin);
+    }
+    case OptionType::integer: {
+      long long value = 0;
+      const auto* end = text.data() + text.size();
+      auto [ptr, ec] = std::from_chars(text.data(), end, value);
+      if (text.empty() || ec != std::errc() || ptr != end) bad_value(spec, raw, origin);
+      return value;
+    }
+    case OptionType::number: {
+      double value = 0;
+      if (!parse_double(text, value)) bad_value(spec, raw, origin);
+      return value;
+    }
+    case OptionType::text: return text;
+    case OptionType::choice: {
+      const std::string t = lower(text);
+      for (const auto& choice : spec.choices) {
+        if (lower(choice) == t) return choice;
+      }
+      bad_value(spec, raw, origin);
+    }
+    case OptionType::range: {
+      // Accept "a,b", "[a, b]" and "(a, b)": what users paste from Python or YAML.
+      std::string t = text;
+      if (t.size() >= 2 && (t.front() == '[' || t.front() == '(')) t = t.substr(1, t.size() - 2);
+      const auto comma = t.find(',');
+      sdk::Range range;
+      if (comma == std::string::npos || !parse_double(t.substr(0, comma), range.low) ||
+          !parse_double(t.substr(comma + 1), range.high)) {
+        bad_value(spec, raw, origin);
+      }
+      if (range.low > range.high) bad_value(spec, raw, origin, ", but low > high");
+      return range;
+    }
+  }
+  bad_value(spec, raw, origin);
+}
+
+std::string format_option_value(const OptionValue& value) {
+  struct Formatter {
+    std::string operator()(bool v) const { return v ? "true" : "false"; }
+    std::string operator()(long long v) const { return std::to_string(v); }
+    std::string operator()(double v) const {
+      char buffer[64];
+      auto [end, ec] = std::to_chars(buffer, buffer + sizeof buffer, v);  // shortest round-trip
+      return ec == std::errc() ? std::string(buffer, end) : std::to_string(v);
+    }
+    std::string operator()(const std::string& v) const { return v; }
+    std::string operator()(const sdk::Range& v) const {
+      return (*this)(v.low) + "," + (*this)(v.high);
+    }
+  };
+  return std::visit(Formatter{}, value);
+}
+
+}  // namespace libreyolo::core::config

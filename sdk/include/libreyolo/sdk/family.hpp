@@ -1,0 +1,78 @@
+#pragma once
+// The family contract: what a model family plugin tells the host, in data, so that the host
+// can decide policy without ever naming a family. This header is deliberately free of
+// LibTorch: the host can list, validate and describe families (`libreyolo-host families`)
+// without compiling a single LibTorch header. The model itself lives in detector.hpp.
+
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "libreyolo/sdk/export.hpp"
+#include "libreyolo/sdk/recipe.hpp"
+
+namespace libreyolo::sdk {
+
+class Detector;   // detector.hpp (a torch::nn::Module)
+class Criterion;  // criterion.hpp
+
+// Which part of the training forward the host may record into a CUDA graph.
+enum class CaptureRegion {
+  none,              // nothing: the family always trains eager
+  network,           // the whole network (YOLO-style families)
+  backbone_encoder,  // backbone + encoder only (DETR-style families: the decoder is dynamic)
+};
+
+LIBREYOLO_SDK_API const char* to_string(CaptureRegion region);
+
+// Who the family is.
+struct FamilyInfo {
+  std::string name;          // what users type: "yolo9" (lower case, [a-z0-9_])
+  std::string display_name;  // "YOLOv9"
+  std::string description;   // one line for `libreyolo-host families`
+  std::vector<std::string> sizes;          // "t", "s", "m", "c"
+  std::vector<std::string> tasks;          // "detect"
+  std::map<std::string, int> default_imgsz;  // per size; sizes not listed use 640
+  std::string version = "0.1.0";           // the plugin's own version
+};
+
+// Host policy defaults the family decides. Users may override amp and sync_bn.
+struct Policy {
+  bool amp = true;          // false where float16 breaks the model (D-FINE clamps at 65504)
+  bool sync_bn = false;     // true for BatchNorm-heavy conv families under multi-GPU
+  CaptureRegion capture = CaptureRegion::network;
+  bool supports_spawn = true;  // may the host spawn one process per GPU for this family
+};
+
+// What the host asks a family to build.
+struct ModelSpec {
+  std::string size;      // one of FamilyInfo::sizes
+  int num_classes = 80;  // from the dataset (or a checkpoint's metadata)
+  int imgsz = 640;       // training input size (square); detectors must accept any multiple of 32
+};
+
+struct CriterionSpec {
+  int num_classes = 80;
+  int imgsz = 640;
+};
+
+class Family {
+ public:
+  virtual ~Family() = default;
+
+  virtual FamilyInfo info() const = 0;
+  virtual Policy policy() const = 0;
+  // The recipe may differ per size (e.g. smaller models use lighter augmentation).
+  virtual Recipe recipe(const std::string& size) const = 0;
+
+  virtual std::shared_ptr<Detector> create_detector(const ModelSpec& spec) const = 0;
+  virtual std::shared_ptr<Criterion> create_criterion(Detector& detector,
+                                                      const CriterionSpec& spec) const = 0;
+};
+
+// Checks what the host relies on (non-empty name and sizes, name spelling, default_imgsz
+// only for declared sizes). Returns an empty string when valid, else the problem.
+LIBREYOLO_SDK_API std::string validate(const FamilyInfo& info);
+
+}  // namespace libreyolo::sdk

@@ -1,0 +1,12 @@
+#pragma once
+// Everything a family author needs, in one include.
+
+#include "libreyolo/sdk/compat.hpp"
+#include "libreyolo/sdk/criterion.hpp"
+#include "libreyolo/sdk/detector.hpp"
+#include "libreyolo/sdk/family.hpp"
+#include "libreyolo/sdk/log.hpp"
+#include "libreyolo/sdk/recipe.hpp"
+#include "libreyolo/sdk/registration.hpp"
+#include "libreyolo/sdk/targets.hpp"
+#include "libreyolo/sdk/version.hpp"

@@ -1,0 +1,7 @@
+#pragma once
+// Versions of the public SDK. Bump LIBREYOLO_SDK_ABI_VERSION whenever a class or struct that
+// crosses the plugin boundary changes layout or virtual functions: the host then refuses
+// plugins built against the old headers instead of crashing inside them.
+
+#define LIBREYOLO_SDK_VERSION "0.1.0"
+#define LIBREYOLO_SDK_ABI_VERSION 1

@@ -1,0 +1,26 @@
+#include "libreyolo/sdk/detector.hpp"
+
+#include "libreyolo/sdk/criterion.hpp"
+
+namespace libreyolo::sdk {
+
+// Out-of-line so the vtables and type information live in the SDK library once, shared by
+// the host and every plugin.
+Detector::~Detector() = default;
+Criterion::~Criterion() = default;
+
+std::vector<torch::Tensor> Detector::forward_remainder(std::vector<torch::Tensor> features,
+                                                       const Targets*) {
+  return features;
+}
+
+void Detector::on_epoch_start(const EpochContext&) {}
+
+bool Detector::capturable_region_is_stochastic() const { return false; }
+
+void Detector::announce_capture_change(std::string reason) {
+  ++capture_generation_;
+  capture_change_reason_ = std::move(reason);
+}
+
+}  // namespace libreyolo::sdk

@@ -1,0 +1,3 @@
+// The unit tests' entry point. Test cases live in one file per module under tests/unit/.
+#define DOCTEST_CONFIG_IMPLEMENT_WITH_MAIN
+#include <doctest/doctest.h>
