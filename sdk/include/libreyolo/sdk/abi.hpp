@@ -10,6 +10,10 @@
 
 #include <torch/version.h>  // a tiny header: just the version macros
 
+// Any standard header defines _GLIBCXX_USE_CXX11_ABI (through <bits/c++config.h>). Without
+// one, a plugin whose first include is this header would misreport its own ABI.
+#include <cstddef>
+
 #include "libreyolo/sdk/version.hpp"
 
 #define LIBREYOLO_ABI_STRINGIFY_(x) #x
