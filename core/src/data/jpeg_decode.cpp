@@ -144,6 +144,18 @@ std::vector<std::uint8_t> cmyk_to_rgb(const std::vector<std::uint8_t>& cmyk, boo
   return rgb;
 }
 
+// The JPEG end-of-image marker (FF D9) near the end of the data, as the scan requires too
+// (image_header.cpp). Checked here explicitly because libjpeg builds differ on whether a
+// missing EOI raises the premature-end warning: Debian's does, Ubuntu 24.04's did not.
+bool has_end_of_image_marker(const std::uint8_t* data, std::size_t size) {
+  constexpr std::size_t kTailWindow = 4096;
+  const std::size_t start = size > kTailWindow ? size - kTailWindow : 0;
+  for (std::size_t i = size; i-- > start + 1;) {
+    if (data[i - 1] == 0xFF && data[i] == 0xD9) return true;
+  }
+  return false;
+}
+
 }  // namespace
 
 Image decode_jpeg(const std::uint8_t* data, std::size_t size, const std::string& name,
@@ -153,6 +165,10 @@ Image decode_jpeg(const std::uint8_t* data, std::size_t size, const std::string&
   ErrorManager err;
   if (!decode_raw(data, size, min_long_side, &raw, &err)) {
     throw Error("Cannot decode JPEG image " + name, err.message, todo);
+  }
+  if (!err.truncated && !has_end_of_image_marker(data, size)) {
+    err.truncated = true;
+    std::snprintf(err.message, sizeof err.message, "no JPEG end-of-image marker");
   }
   if (err.truncated) {
     throw Error("Cannot decode JPEG image " + name,

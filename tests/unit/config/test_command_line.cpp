@@ -7,6 +7,7 @@
 #include "libreyolo/core/config/command_line.hpp"
 #include "libreyolo/core/config/user_options.hpp"
 #include "libreyolo/core/error.hpp"
+#include "../temp_dir.hpp"
 
 using namespace libreyolo::core;
 using namespace libreyolo::core::config;
@@ -104,8 +105,7 @@ TEST_CASE("typed values parse in the forms users write") {
 }
 
 TEST_CASE("precedence: command line > cfg file > family recipe > global default") {
-  const auto dir = std::filesystem::temp_directory_path() / "libreyolo_test_precedence";
-  std::filesystem::create_directories(dir);
+  const libreyolo::test::TempDir dir;
   const auto cfg = dir / "cfg.yaml";
   std::ofstream(cfg) << "epochs: 50\nlr0: 0.005\nmosaic_scale: [0.3, 1.2]\nmodel: yolo9s\n";
 
@@ -123,12 +123,10 @@ TEST_CASE("precedence: command line > cfg file > family recipe > global default"
   CHECK(options.get_double("weight_decay") == doctest::Approx(0.0005));  // global default
   CHECK(options.at("weight_decay").source == OptionSource::global_default);
   CHECK(options.get_range("mosaic_scale").low == doctest::Approx(0.3));
-  std::filesystem::remove_all(dir);
 }
 
 TEST_CASE("cfg file problems are clear") {
-  const auto dir = std::filesystem::temp_directory_path() / "libreyolo_test_cfg";
-  std::filesystem::create_directories(dir);
+  const libreyolo::test::TempDir dir;
   const auto table = train_options();
   CHECK(error_of([&] { read_user_options({"cfg=" + (dir / "missing.yaml").string()}, table); })
             .find("does not exist") != std::string::npos);
@@ -142,7 +140,6 @@ TEST_CASE("cfg file problems are clear") {
   std::ofstream(dir / "badvalue.yaml") << "batch: lots\n";
   CHECK(error_of([&] { read_user_options({"cfg=" + (dir / "badvalue.yaml").string()}, table); })
             .find("an integer") != std::string::npos);
-  std::filesystem::remove_all(dir);
 }
 
 TEST_CASE("closest_match tolerates typos but not unrelated words") {

@@ -1,5 +1,5 @@
 #pragma once
-// Helpers shared by the data-module tests: a self-deleting temp folder and tiny JPEG/PNG
+// Helpers shared by the data-module tests: tiny JPEG/PNG
 // writers, so every fixture is generated at run time instead of living in the repository.
 
 #include <cstddef>
@@ -17,28 +17,9 @@
 #include <string>
 #include <vector>
 
+#include "../temp_dir.hpp"
+
 namespace libreyolo::test {
-
-class TempDir {
- public:
-  TempDir() {
-    std::string pattern =
-        (std::filesystem::temp_directory_path() / "libreyolo-data-XXXXXX").string();
-    if (::mkdtemp(pattern.data()) == nullptr) throw std::runtime_error("mkdtemp failed");
-    path_ = pattern;
-  }
-  ~TempDir() {
-    std::error_code ignored;
-    std::filesystem::remove_all(path_, ignored);
-  }
-  TempDir(const TempDir&) = delete;
-  TempDir& operator=(const TempDir&) = delete;
-  const std::filesystem::path& path() const { return path_; }
-  std::filesystem::path operator/(const std::string& relative) const { return path_ / relative; }
-
- private:
-  std::filesystem::path path_;
-};
 
 inline void write_bytes(const std::filesystem::path& path, const std::vector<std::uint8_t>& bytes) {
   std::filesystem::create_directories(path.parent_path());
