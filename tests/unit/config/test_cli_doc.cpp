@@ -1,0 +1,35 @@
+// docs/cli.md documents every option once, with its default: this test keeps the two in step.
+#include <doctest/doctest.h>
+
+#include <fstream>
+#include <sstream>
+
+#include "libreyolo/core/config/option_table.hpp"
+
+using namespace libreyolo::core::config;
+
+namespace {
+
+std::string read_cli_doc() {
+  std::ifstream in(std::string(LIBREYOLO_TEST_SOURCE_DIR) + "/docs/cli.md");
+  std::stringstream text;
+  text << in.rdbuf();
+  return text.str();
+}
+
+void check_documented(const OptionTable& table, const std::string& doc) {
+  for (const auto& spec : table.specs()) {
+    CAPTURE(spec.name);
+    const std::string default_cell = spec.default_value.empty() ? "-" : "`" + spec.default_value + "`";
+    CHECK(doc.find("| `" + spec.name + "` | " + default_cell + " |") != std::string::npos);
+  }
+}
+
+}  // namespace
+
+TEST_CASE("docs/cli.md lists every train and val option with its default") {
+  const auto doc = read_cli_doc();
+  REQUIRE_FALSE(doc.empty());
+  check_documented(train_options(), doc);
+  check_documented(val_options(), doc);
+}
