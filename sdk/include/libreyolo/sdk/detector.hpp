@@ -37,8 +37,8 @@ class LIBREYOLO_SDK_API Detector : public torch::nn::Module {
  public:
   ~Detector() override;
 
-  // The capturable region: a pure function of the image batch ([B, 3, H, W] float, 0-1,
-  // RGB) with static shapes and no host synchronisation or data-dependent shapes. For
+  // The capturable region: a pure function of the image batch ([B, 3, H, W] float, converted
+  // as the family's FamilyInfo::input declares, channels-last in memory) with static shapes and no host synchronisation or data-dependent shapes. For
   // YOLO-style families this is the whole network; for encoder-decoder families, backbone
   // and encoder.
   virtual std::vector<torch::Tensor> forward_capturable(const torch::Tensor& images) = 0;

@@ -26,6 +26,17 @@ enum class CaptureRegion {
 
 LIBREYOLO_SDK_API const char* to_string(CaptureRegion region);
 
+// How the network wants its input. The host's data pipeline is uint8 RGB end to end; on the
+// device it converts a batch to float as `(pixel * scale - mean) / std` per channel, in the
+// channel order given here. LibreYOLO's YOLOv9 takes RGB / 255; its YOLOX takes BGR 0-255.
+struct InputFormat {
+  enum class ChannelOrder { rgb, bgr };
+  ChannelOrder channel_order = ChannelOrder::rgb;
+  float scale = 1.0f / 255.0f;
+  float mean[3] = {0.0f, 0.0f, 0.0f};  // in the channel order above
+  float std[3] = {1.0f, 1.0f, 1.0f};
+};
+
 // Who the family is.
 struct FamilyInfo {
   std::string name;          // what users type: "yolo9" (lower case, [a-z0-9_])
@@ -34,6 +45,7 @@ struct FamilyInfo {
   std::vector<std::string> sizes;          // "t", "s", "m", "c"
   std::vector<std::string> tasks;          // "detect"
   std::map<std::string, int> default_imgsz;  // per size; sizes not listed use 640
+  InputFormat input;                         // what forward_capturable() receives
   std::string version = "0.1.0";           // the plugin's own version
 };
 
