@@ -1,0 +1,51 @@
+#include <doctest/doctest.h>
+
+#include <fstream>
+#include <sstream>
+
+#include "../temp_dir.hpp"
+#include "libreyolo/core/error.hpp"
+#include "libreyolo/core/trainer/results_log.hpp"
+#include "libreyolo/core/trainer/run_folder.hpp"
+
+using namespace libreyolo::core;
+using namespace libreyolo::core::trainer;
+
+namespace {
+std::string slurp(const std::filesystem::path& file) {
+  std::ifstream in(file);
+  std::stringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+}  // namespace
+
+TEST_CASE("run folders: exp, exp2, exp3 unless exist_ok; weights/ inside") {
+  const libreyolo::test::TempDir dir;
+  CHECK(create_run_folder(dir.path(), "exp", false).root == dir / "exp");
+  CHECK(std::filesystem::is_directory(dir / "exp" / "weights"));
+  CHECK(create_run_folder(dir.path(), "exp", false).root == dir / "exp2");
+  CHECK(create_run_folder(dir.path(), "exp", false).root == dir / "exp3");
+  CHECK(create_run_folder(dir.path(), "exp", true).root == dir / "exp");
+  CHECK_THROWS_AS(create_run_folder(dir.path(), "a/b", false), Error);
+  CHECK_THROWS_WITH_AS(existing_run_folder(dir.path(), "exp"), doctest::Contains("no weights/last.pt"), Error);
+}
+
+TEST_CASE("results.csv and metrics.jsonl: a row per epoch, empty metrics when not validated, resume appends") {
+  const libreyolo::test::TempDir dir;
+  {
+    ResultsLog log(dir.path(), {"box", "cls"}, false);
+    log.write({1, 2.5, 100, 0.01, {{"box", 1.5}, {"cls", 0.75}}, false, 0, 0});
+    log.write({2, 2.0, 120, 0.009, {{"box", 1.25}, {"cls", 0.5}}, true, 0.5, 0.25});
+  }
+  ResultsLog resumed(dir.path(), {"box", "cls"}, true);
+  resumed.write({3, 2.0, 120, 0.008, {{"box", 1.0}, {"cls", 0.5}}, true, 0.625, 0.375});
+  CHECK(slurp(dir / "results.csv") ==
+        "epoch,time,images_per_second,lr,train/box_loss,train/cls_loss,metrics/mAP50,metrics/mAP50-95\n"
+        "1,2.5,100,0.01,1.5,0.75,,\n"
+        "2,2,120,0.009,1.25,0.5,0.5,0.25\n"
+        "3,2,120,0.008,1,0.5,0.625,0.375\n");
+  const auto jsonl = slurp(dir / "metrics.jsonl");
+  CHECK(jsonl.find("\"metrics/mAP50\": null") != std::string::npos);
+  CHECK(jsonl.find("{\"epoch\": 3,") != std::string::npos);
+}
