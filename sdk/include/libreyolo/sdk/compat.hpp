@@ -3,6 +3,7 @@
 // 1.13 (CPU, CI) and PyTorch 2.11's (CUDA 13, the GPU machine). Nothing else in the project
 // tests a version macro.
 
+#include <ATen/autocast_mode.h>
 #include <torch/version.h>
 
 #define LIBREYOLO_TORCH_AT_LEAST(major, minor) \
@@ -12,5 +13,33 @@
 namespace libreyolo::sdk::compat {
 
 constexpr const char* torch_version() { return TORCH_VERSION; }
+
+// CUDA autocast on/off and its dtype. PyTorch 2.4 replaced the per-backend functions
+// (set_enabled, set_autocast_gpu_dtype) with ones taking a device type.
+inline void set_cuda_autocast(bool enabled, at::ScalarType dtype) {
+#if LIBREYOLO_TORCH_AT_LEAST(2, 4)
+  at::autocast::set_autocast_dtype(at::kCUDA, dtype);
+  at::autocast::set_autocast_enabled(at::kCUDA, enabled);
+#else
+  at::autocast::set_autocast_gpu_dtype(dtype);
+  at::autocast::set_enabled(enabled);
+#endif
+}
+
+inline bool cuda_autocast_enabled() {
+#if LIBREYOLO_TORCH_AT_LEAST(2, 4)
+  return at::autocast::is_autocast_enabled(at::kCUDA);
+#else
+  return at::autocast::is_enabled();
+#endif
+}
+
+inline at::ScalarType cuda_autocast_dtype() {
+#if LIBREYOLO_TORCH_AT_LEAST(2, 4)
+  return at::autocast::get_autocast_dtype(at::kCUDA);
+#else
+  return at::autocast::get_autocast_gpu_dtype();
+#endif
+}
 
 }  // namespace libreyolo::sdk::compat

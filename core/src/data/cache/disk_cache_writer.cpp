@@ -1,0 +1,188 @@
+#include "libreyolo/core/data/cache/disk_cache_writer.hpp"
+
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <cerrno>
+#include <chrono>
+#include <cstring>
+#include <exception>
+#include <mutex>
+#include <string>
+#include <system_error>
+#include <unordered_map>
+#include <utility>
+
+#include "libreyolo/core/data/cache/cache_text.hpp"
+#include "libreyolo/core/data/cache/decode_failures.hpp"
+#include "libreyolo/core/data/cache/parallel_for.hpp"
+#include "libreyolo/core/data/cache/resized_image.hpp"
+#include "libreyolo/core/log/log.hpp"
+
+namespace libreyolo::core::data {
+namespace fs = std::filesystem;
+namespace {
+
+bool same_size(ImageSize a, ImageSize b) { return a.width == b.width && a.height == b.height; }
+
+bool pwrite_all(int fd, const std::uint8_t* data, std::uint64_t size, std::uint64_t offset,
+                std::string* error) {
+  while (size > 0) {
+    const ssize_t written = ::pwrite(fd, data, size, static_cast<off_t>(offset));
+    if (written < 0 && errno == EINTR) continue;
+    if (written <= 0) {
+      *error = written < 0 ? std::strerror(errno) : "nothing was written";
+      return false;
+    }
+    data += written;
+    size -= static_cast<std::uint64_t>(written);
+    offset += static_cast<std::uint64_t>(written);
+  }
+  return true;
+}
+
+// Where an unchanged image's pixels already are in the previous cache file (nullptr: decode).
+std::vector<const std::uint8_t*> reusable_pixels(const ImagePlan& plan,
+                                                 const std::vector<FileStamp>& stamps,
+                                                 const PreviousDiskCache& previous) {
+  std::vector<const std::uint8_t*> found(plan.images.size(), nullptr);
+  if (previous.contents == nullptr || previous.contents->imgsz != plan.imgsz) return found;
+  const DiskCacheContents& old = *previous.contents;
+  std::unordered_map<std::string, std::size_t> by_path;
+  for (std::size_t i = 0; i < old.images.size(); ++i) by_path.emplace(old.images[i].path.string(), i);
+  for (std::size_t i = 0; i < plan.images.size(); ++i) {
+    const PlannedImage& now = plan.images[i];
+    const auto hit = by_path.find(now.path.string());
+    if (!now.usable() || hit == by_path.end()) continue;
+    const PlannedImage& then = old.images[hit->second];
+    if (then.usable() && old.stamps[hit->second] == stamps[i] &&
+        same_size(then.original, now.original) && same_size(then.resized, now.resized)) {
+      found[i] = previous.pixels + then.offset;
+    }
+  }
+  return found;
+}
+
+class FileDescriptor {
+ public:
+  explicit FileDescriptor(int fd) : fd_(fd) {}
+  ~FileDescriptor() {
+    if (fd_ >= 0) ::close(fd_);
+  }
+  FileDescriptor(const FileDescriptor&) = delete;
+  FileDescriptor& operator=(const FileDescriptor&) = delete;
+  int get() const { return fd_; }
+  int release() { return std::exchange(fd_, -1); }
+
+ private:
+  int fd_;
+};
+
+}  // namespace
+
+bool write_disk_cache(ImagePlan& plan, const std::vector<FileStamp>& stamps,
+                      const fs::path& cache_file, int threads, const PreviousDiskCache& previous) {
+  // Unique per process and per build, in case the lock could not be taken.
+  static std::atomic<unsigned> builds{0};
+  const fs::path temp = cache_file.string() + ".tmp-" + std::to_string(::getpid()) + "-" +
+                        std::to_string(builds.fetch_add(1));
+  FileDescriptor fd(::open(temp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644));
+  if (fd.get() < 0) {
+    log::warn("cache=disk: cannot write in ", cache_file.parent_path().string(), " (",
+              std::strerror(errno), ")");
+    return false;
+  }
+  auto give_up = [&](const std::string& why) {
+    log::warn("cache=disk: could not write ", cache_file.string(), " (", why, ")");
+    std::error_code ignored;
+    fs::remove(temp, ignored);
+    return false;
+  };
+  // Claim the space up front so a full disk is reported now, not after an hour of decoding.
+  const std::uint64_t needed = kDiskCachePixelOffset + plan.pixel_bytes;
+  if (::fallocate(fd.get(), 0, 0, static_cast<off_t>(needed)) != 0 && errno == ENOSPC) {
+    return give_up("not enough free space for " + format_bytes(needed));
+  }
+
+  const std::vector<const std::uint8_t*> reuse = reusable_pixels(plan, stamps, previous);
+  std::size_t reused = 0;
+  for (const std::uint8_t* pixels : reuse) reused += pixels != nullptr ? 1 : 0;
+  const int workers = resolve_thread_count(threads, plan.images.size());
+  log::info("caching ", plan.images.size(), " images (", format_bytes(plan.pixel_bytes),
+            ") on disk in ", cache_file.string(),
+            reused > 0 ? " (" + std::to_string(reused) + " unchanged, copied)" : std::string(),
+            " with ", workers, workers == 1 ? " thread" : " threads", " ...");
+
+  const auto start = std::chrono::steady_clock::now();
+  std::atomic<bool> write_failed{false};
+  std::mutex error_mutex;
+  std::string write_error;
+  parallel_for(plan.images.size(), workers, [&](std::size_t i) {
+    PlannedImage& image = plan.images[i];  // each thread touches only its own images
+    if (!image.usable() || write_failed.load()) return;
+    std::string error;
+    bool ok = true;
+    if (reuse[i] != nullptr) {
+      ok = pwrite_all(fd.get(), reuse[i], image.bytes(), kDiskCachePixelOffset + image.offset,
+                      &error);
+    } else {
+      Image resized;
+      try {
+        resized = load_resized_image(image.path, image.original, plan.imgsz);
+      } catch (const std::exception& e) {
+        image.failure = failure_reason(e);
+        return;
+      }
+      ok = pwrite_all(fd.get(), resized.pixels.data(), image.bytes(),
+                      kDiskCachePixelOffset + image.offset, &error);
+    }
+    if (!ok && !write_failed.exchange(true)) {
+      std::lock_guard<std::mutex> lock(error_mutex);
+      write_error = error;
+    }
+  });
+  if (write_failed) return give_up(write_error);
+
+  DiskCacheContents contents;
+  contents.imgsz = plan.imgsz;
+  contents.pixel_bytes = plan.pixel_bytes;
+  contents.images = plan.images;
+  for (PlannedImage& image : contents.images) {
+    if (!image.usable()) image.resized = {};  // its slot stays a hole in the file
+  }
+  contents.stamps = stamps;
+  const std::string index = encode_disk_cache_index(contents);
+  const std::string preamble = encode_disk_cache_preamble(contents, index);
+  std::string error;
+  // The preamble goes last: until it is written the file cannot pass for a cache.
+  if (!pwrite_all(fd.get(), reinterpret_cast<const std::uint8_t*>(index.data()), index.size(),
+                  kDiskCachePixelOffset + plan.pixel_bytes, &error) ||
+      !pwrite_all(fd.get(), reinterpret_cast<const std::uint8_t*>(preamble.data()),
+                  preamble.size(), 0, &error)) {
+    return give_up(error);
+  }
+  if (::fsync(fd.get()) != 0 || ::close(fd.release()) != 0) return give_up(std::strerror(errno));
+  std::error_code ec;
+  fs::rename(temp, cache_file, ec);  // atomic: readers see the old file or the new, never half
+  if (ec) return give_up(ec.message());
+  const double seconds =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  log::info("cached ", plan.images.size() - count_failures(plan), " images on disk in ",
+            format_seconds(seconds));
+  return true;
+}
+
+void remove_stale_temporaries(const fs::path& cache_file) {
+  const std::string prefix = cache_file.filename().string() + ".tmp-";
+  std::error_code ec;
+  for (fs::directory_iterator it(cache_file.parent_path(), ec), end; !ec && it != end;
+       it.increment(ec)) {
+    if (it->path().filename().string().rfind(prefix, 0) == 0) {
+      std::error_code ignored;
+      fs::remove(it->path(), ignored);
+    }
+  }
+}
+
+}  // namespace libreyolo::core::data
