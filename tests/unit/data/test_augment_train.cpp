@@ -1,0 +1,266 @@
+// The whole train-time augmentation: boxes still bound their rectangles after mosaic, random
+// affine and flip; the seed decides everything; the presets follow LibreYOLO.
+
+#include <doctest/doctest.h>
+
+#include <chrono>
+#include <string>
+#include <random>
+#include <vector>
+
+#include "libreyolo/core/data/augment/train_augment.hpp"
+#include "libreyolo/core/error.hpp"
+#include "test_augment_support.hpp"
+
+namespace aug = libreyolo::core::data;
+namespace at = libreyolo::core::data::test;
+
+namespace {
+
+// Six images at long side imgsz (as the cache stores them), each with one rectangle whose
+// colour names its class, plus one image without labels.
+at::VectorSource rectangle_dataset(int imgsz) {
+  at::VectorSource src;
+  std::mt19937_64 rng(99);
+  for (int i = 0; i < 6; ++i) {
+    const bool wide = i % 2 == 0;
+    const int shorter = imgsz * (3 + i % 3) / 6;
+    aug::Image img = at::make_image(wide ? imgsz : shorter, wide ? shorter : imgsz);
+    const int w = imgsz / 5 + 10 * i, h = imgsz / 6 + 7 * i;
+    const int x1 = static_cast<int>(rng() % static_cast<unsigned>(img.width - w - 8)) + 4;
+    const int y1 = static_cast<int>(rng() % static_cast<unsigned>(img.height - h - 8)) + 4;
+    src.labels.push_back({at::fill_rect(img, x1, y1, x1 + w, y1 + h, at::class_colour(i), i)});
+    src.images.push_back(std::move(img));
+  }
+  src.images.push_back(at::make_image(imgsz, imgsz / 2));
+  src.labels.push_back({});
+  return src;
+}
+
+// Every output box bounds its rectangle's pixels; every rectangle pixel lies in a box of its
+// class (up to pixels of boxes filtered for being under 1 px, next to the border).
+void check_boxes_bound_rectangles(const aug::Image& out, const std::vector<aug::PixelBox>& boxes,
+                                  bool rotated) {
+  const float size = static_cast<float>(out.width);
+  for (const aug::PixelBox& b : boxes) {
+    const at::Rgb c = at::class_colour(b.class_id);
+    const at::Found found =
+        at::find_colour(at::view(out), c, static_cast<int>(b.x1) - 3, static_cast<int>(b.y1) - 3,
+                        static_cast<int>(b.x2) + 4, static_cast<int>(b.y2) + 4);
+    INFO("box " << b.x1 << "," << b.y1 << "," << b.x2 << "," << b.y2 << " class " << b.class_id);
+    // Clipping a rotated rectangle at the image border leaves a box larger than the visible
+    // part (the corners' box is clipped, not the shape; YOLOX does the same), even a box
+    // around none of it; check tightness away from the border.
+    const bool touches_border = b.x1 < 1 || b.y1 < 1 || b.x2 > size - 1 || b.y2 > size - 1;
+    if (found.count == 0) {
+      // Otherwise only possible for slivers whose pixels are all under half covered.
+      if (!(rotated && touches_border)) CHECK(std::min(b.x2 - b.x1, b.y2 - b.y1) < 3.0f);
+      continue;
+    }
+    CHECK(at::contains(b, found.box, 1.0f));
+    if (!rotated || !touches_border) {
+      CHECK(at::max_edge_difference(found.box, b) <= (rotated ? 2.5f : 1.5f));
+    }
+  }
+  for (int cls = 0; cls < 6; ++cls) {
+    const at::Rgb c = at::class_colour(cls);
+    for (int y = 0; y < out.height; ++y) {
+      for (int x = 0; x < out.width; ++x) {
+        if (!at::near_colour(out.pixel(x, y), c)) continue;
+        bool inside = false;
+        for (const aug::PixelBox& b : boxes) {
+          inside = inside || (b.class_id == cls && x + 1 >= b.x1 - 1 && x <= b.x2 + 1 &&
+                              y + 1 >= b.y1 - 1 && y <= b.y2 + 1);
+        }
+        const bool at_border = x < 2 || y < 2 || x >= out.width - 2 || y >= out.height - 2;
+        if (!inside && !at_border) {
+          FAIL_CHECK("pixel " << x << "," << y << " of class " << cls << " is in no box");
+          return;
+        }
+      }
+    }
+  }
+}
+
+}  // namespace
+
+TEST_CASE("train_augment: boxes bound their rectangles through mosaic, affine and flip") {
+  const int imgsz = 320;
+  at::VectorSource src = rectangle_dataset(imgsz);
+  aug::AugmentScratch scratch;
+  aug::Image out = at::make_image(imgsz, imgsz);
+
+  SUBCASE("YOLOX recipe without colour changes (rotation, scale, shear, translate, flip)") {
+    aug::AugmentParams p = aug::AugmentParams::yolox(imgsz);
+    p.hsv_prob = 0.0f;   // keep the colours findable
+    p.mixup_prob = 0.0f; // mixup is checked on its own
+    p.affine.degrees = 20.0;
+    p.affine.shear = 5.0;
+    p.affine.scale_min = 0.3;
+    p.affine.scale_max = 1.5;
+    int total_boxes = 0;
+    for (std::uint64_t seed = 0; seed < 40; ++seed) {
+      std::mt19937_64 rng(seed);
+      const std::vector<aug::PixelBox> boxes =
+          aug::train_augment(src, seed % src.size(), p, rng, scratch, at::mview(out));
+      INFO("seed " << seed);
+      check_boxes_bound_rectangles(out, boxes, true);
+      total_boxes += static_cast<int>(boxes.size());
+    }
+    CHECK(total_boxes > 40);  // the checks above did see boxes
+  }
+  SUBCASE("axis-aligned YOLOX mosaic: boxes tight within 1.5 px") {
+    aug::AugmentParams p = aug::AugmentParams::yolox(imgsz);
+    p.hsv_prob = 0.0f;
+    p.mixup_prob = 0.0f;
+    p.affine.degrees = 0.0;
+    p.affine.shear = 0.0;
+    for (std::uint64_t seed = 100; seed < 130; ++seed) {
+      std::mt19937_64 rng(seed);
+      const auto boxes = aug::train_augment(src, seed % src.size(), p, rng, scratch, at::mview(out));
+      INFO("seed " << seed);
+      check_boxes_bound_rectangles(out, boxes, false);
+    }
+  }
+  SUBCASE("yolo9 recipe: half-resized mosaic") {
+    aug::AugmentParams p = aug::AugmentParams::yolo9(imgsz);
+    p.hsv_prob = 0.0f;
+    for (std::uint64_t seed = 200; seed < 230; ++seed) {
+      std::mt19937_64 rng(seed);
+      const auto boxes = aug::train_augment(src, seed % src.size(), p, rng, scratch, at::mview(out));
+      INFO("seed " << seed);
+      check_boxes_bound_rectangles(out, boxes, false);
+      for (const auto& b : boxes) CHECK(b.x2 - b.x1 > 2.0f);
+    }
+  }
+  SUBCASE("plain path (no mosaic): letterbox and flip, padding stays 114 even with HSV") {
+    aug::AugmentParams p = aug::AugmentParams::yolox(imgsz);
+    p.mosaic_prob = 0.0f;
+    p.hsv_prob = 1.0f;
+    p.hsv = {5, 30, 30};
+    for (std::uint64_t seed = 0; seed < 12; ++seed) {
+      std::mt19937_64 rng(seed);
+      const std::size_t index = 0;  // wide: 320 x 160, padding below
+      const auto boxes = aug::train_augment(src, index, p, rng, scratch, at::mview(out));
+      REQUIRE(boxes.size() == 1);
+      for (int x = 0; x < imgsz; x += 7) {
+        CHECK_EQ(int(out.pixel(x, 200)[1]), 114);
+        CHECK_EQ(int(out.pixel(x, imgsz - 1)[0]), 114);
+      }
+    }
+    p.hsv_prob = 0.0f;
+    for (std::uint64_t seed = 0; seed < 12; ++seed) {
+      std::mt19937_64 rng(seed);
+      const auto boxes = aug::train_augment(src, 1 + seed % 5, p, rng, scratch, at::mview(out));
+      check_boxes_bound_rectangles(out, boxes, false);
+    }
+  }
+}
+
+TEST_CASE("train_augment: mixup keeps both images' boxes on their pixels") {
+  const int imgsz = 320;
+  at::VectorSource src = rectangle_dataset(imgsz);
+  aug::AugmentParams p = aug::AugmentParams::yolox(imgsz);
+  p.hsv_prob = 0.0f;
+  p.affine.degrees = 0;
+  p.affine.shear = 0;
+  aug::AugmentScratch scratch;
+  aug::Image out = at::make_image(imgsz, imgsz);
+  int mixed_boxes = 0;
+  for (std::uint64_t seed = 0; seed < 20; ++seed) {
+    std::mt19937_64 rng(seed);
+    const auto boxes = aug::train_augment(src, seed % 6, p, rng, scratch, at::mview(out));
+    // After a 50/50 blend colours shift, so check only that every box still holds pixels that
+    // differ from the plain background mix and that boxes are inside the image.
+    for (const auto& b : boxes) {
+      CHECK(b.x1 >= 0.0f);
+      CHECK(b.x2 <= imgsz);
+      CHECK(b.x2 - b.x1 > 1.0f);
+      CHECK(b.y2 - b.y1 > 1.0f);
+    }
+    mixed_boxes += static_cast<int>(boxes.size());
+  }
+  CHECK(mixed_boxes > 20);
+}
+
+TEST_CASE("train_augment: the seed decides every byte") {
+  const int imgsz = 256;
+  at::VectorSource src;
+  for (int i = 0; i < 5; ++i) {
+    src.images.push_back(at::make_noise_image(imgsz, imgsz - 40 * i, static_cast<std::uint64_t>(i)));
+    src.labels.push_back({{10.0f, 20.0f, 100.0f, 150.0f - 20 * i, i}});
+  }
+  for (const aug::AugmentParams& p : {aug::AugmentParams::yolox(imgsz), [&] {
+         auto q = aug::AugmentParams::yolo9(imgsz);
+         q.mixup_prob = 1.0f;
+         return q;
+       }()}) {
+    aug::AugmentScratch s1, s2;
+    aug::Image a = at::make_image(imgsz, imgsz), b = at::make_image(imgsz, imgsz, {0, 0, 0}),
+               c = at::make_image(imgsz, imgsz);
+    std::mt19937_64 r1(1234), r2(1234), r3(1235);
+    const auto boxes_a = aug::train_augment(src, 2, p, r1, s1, at::mview(a));
+    // A reused scratch must not change the result either.
+    const auto boxes_b = aug::train_augment(src, 2, p, r2, s1, at::mview(b));
+    const auto boxes_c = aug::train_augment(src, 2, p, r3, s2, at::mview(c));
+    CHECK(at::same_bytes(a, b));
+    REQUIRE(boxes_a.size() == boxes_b.size());
+    for (std::size_t i = 0; i < boxes_a.size(); ++i) {
+      CHECK(boxes_a[i].x1 == boxes_b[i].x1);
+      CHECK(boxes_a[i].y2 == boxes_b[i].y2);
+      CHECK(boxes_a[i].class_id == boxes_b[i].class_id);
+    }
+    CHECK_FALSE(at::same_bytes(a, c));
+  }
+}
+
+TEST_CASE("train_augment: bad input is refused with a clear error") {
+  at::VectorSource src = rectangle_dataset(160);
+  aug::AugmentScratch scratch;
+  std::mt19937_64 rng(0);
+  aug::Image wrong = at::make_image(160, 32);
+  CHECK_THROWS_AS(aug::train_augment(src, 0, aug::AugmentParams::yolox(160), rng, scratch,
+                                     at::mview(wrong)),
+                  libreyolo::core::Error);
+  aug::Image out = at::make_image(160, 160);
+  aug::AugmentParams bad = aug::AugmentParams::yolox(160);
+  bad.flip_prob = 1.5f;
+  CHECK_THROWS_AS(aug::train_augment(src, 0, bad, rng, scratch, at::mview(out)),
+                  libreyolo::core::Error);
+  at::VectorSource empty;
+  CHECK_THROWS_AS(aug::train_augment(empty, 0, aug::AugmentParams::yolox(160), rng, scratch,
+                                     at::mview(out)),
+                  libreyolo::core::Error);
+  CHECK(aug::AugmentParams::yolox().without_mosaic().mosaic_prob == 0.0f);
+  CHECK(aug::AugmentParams::yolox().without_mosaic().flip_prob == 0.5f);
+}
+
+TEST_CASE("train_augment: time per 640 mosaic sample (informational)") {
+  const int imgsz = 640;
+  at::VectorSource src;
+  for (int i = 0; i < 8; ++i) {
+    src.images.push_back(at::make_noise_image(imgsz, imgsz * (5 + i % 4) / 8, static_cast<std::uint64_t>(i)));
+    src.labels.push_back({{50.0f, 60.0f, 300.0f, 250.0f, i}, {400.0f, 100.0f, 500.0f, 300.0f, i}});
+  }
+  aug::Image out = at::make_image(imgsz, imgsz);
+  aug::AugmentScratch scratch;
+  for (const std::string name : {"yolox", "yolo9"}) {
+    const aug::AugmentParams p =
+        name == "yolox" ? aug::AugmentParams::yolox(imgsz) : aug::AugmentParams::yolo9(imgsz);
+    const int n = 40;
+    std::mt19937_64 warm(0);
+    aug::train_augment(src, 0, p, warm, scratch, at::mview(out));
+    const auto start = std::chrono::steady_clock::now();
+    std::size_t boxes = 0;
+    for (int i = 0; i < n; ++i) {
+      std::mt19937_64 rng(static_cast<std::uint64_t>(i));
+      boxes += aug::train_augment(src, static_cast<std::size_t>(i) % src.size(), p, rng, scratch,
+                                  at::mview(out)).size();
+    }
+    const double ms =
+        std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count() / n;
+    MESSAGE(name << " recipe: " << ms << " ms per 640x640 mosaic sample on one core (" << boxes
+                 << " boxes over " << n << " samples)");
+    CHECK(boxes > 0);
+  }
+}
