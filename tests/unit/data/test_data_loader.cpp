@@ -27,7 +27,7 @@ class EncodingMaker : public SampleMaker {
     std::fill(out.pixels, out.pixels + out.width * out.height * 3, std::uint8_t{0});
     out.pixels[0] = static_cast<std::uint8_t>(index);
     out.pixels[3] = static_cast<std::uint8_t>(rng() & 0xFF);
-    out.pixels[6] = static_cast<std::uint8_t>(mode.augment ? 1 : 0);
+    out.pixels[6] = static_cast<std::uint8_t>(mode.mosaic ? 1 : 0);
     for (std::size_t b = 0; b < index % 3; ++b) {
       const float x = static_cast<float>(b);
       boxes.push_back({x, 2 * x, x + 4, 2 * x + 6, static_cast<int>(index)});
@@ -49,8 +49,8 @@ LoaderOptions options_for(std::size_t dataset, int batch, int workers, std::uint
   return options;
 }
 
-std::vector<Batch> run_epoch(DataLoader& loader, int epoch, bool augment = true) {
-  loader.start_epoch({epoch, augment});
+std::vector<Batch> run_epoch(DataLoader& loader, int epoch, bool mosaic = true) {
+  loader.start_epoch({epoch, mosaic});
   std::vector<Batch> batches;
   while (auto batch = loader.next()) batches.push_back(std::move(*batch));
   return batches;

@@ -6,7 +6,7 @@
 // sample's randomness derives from (seed, epoch, rank, position in the epoch).
 //
 //   DataLoader loader(options, factory);
-//   loader.start_epoch({epoch, augment});
+//   loader.start_epoch({epoch, /*mosaic=*/epoch < epochs - no_aug_epochs});
 //   while (auto batch = loader.next()) train_step(*batch);
 
 #include <torch/types.h>

@@ -15,7 +15,9 @@ namespace libreyolo::core::data {
 
 struct EpochMode {
   int epoch = 0;
-  bool augment = true;  // false in the final no_aug_epochs and for validation
+  // false in the final no_aug_epochs: mosaic and mixup off, HSV and flip stay (LibreYOLO's
+  // close_mosaic). Validation makers ignore it.
+  bool mosaic = true;
 };
 
 class SampleMaker {
