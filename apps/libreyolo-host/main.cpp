@@ -15,6 +15,7 @@ const std::vector<Command>& commands() {
       {"train", "train a model: libreyolo-host train model=yolo9s data=coco128 epochs=3", run_train},
       {"val", "evaluate weights on a dataset (COCO mAP)", run_val},
       {"profile", "measure training steps and name the bottleneck", run_profile},
+      {"bench", "measure: bench data (the loader alone), bench step, bench train", run_bench},
       {"families", "list the model families found (libreyolo-host families [NAME])", run_families},
       {"version", "print versions of the host, SDK, LibTorch and CUDA", run_version},
       {"help", "show help (libreyolo-host help COMMAND lists its options)", run_help},
@@ -45,7 +46,7 @@ int main(int argc, char** argv) {
       return app::kExitError;
     }
   }
-  core::log::error("unknown command '", name, "'. Commands: train, val, profile, families, "
-                   "version, help. Run 'libreyolo-host help'.");
+  core::log::error("unknown command '", name, "'. Commands: train, val, profile, bench, "
+                   "families, version, help. Run 'libreyolo-host help'.");
   return app::kExitError;
 }

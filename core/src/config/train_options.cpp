@@ -80,6 +80,14 @@ OptionTable train_options() {
   return table;
 }
 
+OptionTable bench_options() {
+  OptionTable table = train_options();
+  table.add(opt("steps", T::integer, "100", "batches (bench data) or steps (bench step) to time"))
+      .add(opt("warmup", T::integer, "10", "batches or steps run before timing starts"))
+      .add(opt("json", T::text, "", "write the result as JSON to this file"));
+  return table;
+}
+
 OptionTable val_options() {
   OptionTable table;
   add_common(table);

@@ -1,4 +1,5 @@
 #include "libreyolo/core/data/scan_cache.hpp"
+#include "libreyolo/core/util/writable_folder.hpp"
 
 #include <unistd.h>
 
@@ -147,6 +148,7 @@ std::vector<ImageScanRecord> read_scan_cache(const std::filesystem::path& cache,
 
 bool write_scan_cache(const std::filesystem::path& cache, int nc,
                       const std::vector<ImageScanRecord>& records) {
+  if (!util::may_write_into(cache.parent_path())) return false;  // shared, read-only datasets
   Writer out;
   for (char c : kMagic) out.put(c);
   out.put(kVersion);

@@ -14,6 +14,7 @@
 #include "libreyolo/core/data/cache/mapped_file.hpp"
 #include "libreyolo/core/data/cache/parallel_for.hpp"
 #include "libreyolo/core/data/image_scan.hpp"
+#include "libreyolo/core/util/writable_folder.hpp"
 #include "libreyolo/core/log/log.hpp"
 
 namespace libreyolo::core::data {
@@ -125,6 +126,11 @@ std::unique_ptr<ImageSource> make_disk_source(ImagePlan plan, const fs::path& ca
   if (stale.empty()) return use_cache(std::move(found), cache_file);
   found = OpenCache{};  // unmap before waiting: another process may replace it
 
+  if (!util::may_write_into(cache_file.parent_path())) {
+    log::warn("cache=disk: ", cache_file.parent_path().string(),
+              " is read-only (no write permission bits), so no disk cache is written there");
+    return nullptr;
+  }
   std::error_code ec;
   fs::create_directories(cache_file.parent_path(), ec);
   if (ec) {

@@ -37,5 +37,6 @@ std::optional<std::string> closest_match(const std::string& word,
 // Options shared by the commands (train, val, profile, bench) and the tables per command.
 OptionTable train_options();
 OptionTable val_options();
+OptionTable bench_options();  // train options + steps, warmup, json
 
 }  // namespace libreyolo::core::config

@@ -1,0 +1,144 @@
+// `libreyolo-host bench data|step|train`: the measurements docs/benchmarks.md quotes, as
+// commands users can run on their own machines. Each prints a one-line summary and can write
+// JSON (json=FILE).
+//
+//   bench data   the data loader alone (scan, decode-once cache, mosaic augmentation, batching),
+//                steady-state images/s after warm-up; device=0 includes the pinned H2D upload.
+
+#include <chrono>
+#include <fstream>
+#include <iostream>
+
+#include "commands.hpp"
+#include "host_setup.hpp"
+#include "libreyolo/core/config/option_table.hpp"
+#include "libreyolo/core/data/cache/cache_mode.hpp"
+#include "libreyolo/core/data/cache/image_cache.hpp"
+#include "libreyolo/core/data/dataset_config.hpp"
+#include "libreyolo/core/data/dataset_samples.hpp"
+#include "libreyolo/core/data/loader/data_loader.hpp"
+#include "libreyolo/core/error.hpp"
+#include "libreyolo/core/log/log.hpp"
+#include "libreyolo/core/plugins/family_defaults.hpp"
+#include "libreyolo/core/plugins/plugin_loader.hpp"
+#include "libreyolo/core/trainer/augment_settings.hpp"
+#include "libreyolo/core/trainer/device_choice.hpp"
+#include "libreyolo/core/trainer/train_config.hpp"
+#include "libreyolo/core/util/machine_info.hpp"
+
+namespace libreyolo::app {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+struct BenchSetup {
+  core::config::ResolvedOptions options;
+  sdk::AugmentStyle style;  // the family's, or YOLOX's when no model= is given
+  std::string family;
+};
+
+BenchSetup resolve_bench(const Args& args) {
+  const auto table = core::config::bench_options();
+  auto user = core::config::read_user_options(args, table);
+  apply_verbosity(user);
+  BenchSetup setup;
+  if (auto model = user.lookup("model"); model && !model->empty()) {
+    auto registry = load_families(user);
+    const auto name = registry.resolve_model_name(*model);
+    setup.style = name.family->info.augment;
+    setup.family = name.family->info.name + name.size;
+    setup.options = core::config::resolve_options(table, user, "family " + name.family->info.name + "'s recipe",
+                                                  core::plugins::family_option_defaults(*name.family, name.size, table));
+  } else {
+    setup.options = core::config::resolve_options(table, user, "no family", {});
+  }
+  return setup;
+}
+
+int bench_data(const Args& args) {
+  const auto setup = resolve_bench(args);
+  const auto config = core::trainer::make_train_config(setup.options);
+  const auto steps = setup.options.get_int("steps");
+  const auto warmup = setup.options.get_int("warmup");
+  if (steps < 1 || warmup < 0) throw core::Error("steps and warmup must be positive", "nothing to time", "pass steps=100");
+  const auto device = core::trainer::choose_device(config.device == "auto" ? "cpu" : config.device);
+
+  const auto dataset = core::data::load_dataset(config.data, core::plugins::executable_dir().parent_path() /
+                                                                 "share" / "libreyolo" / "datasets");
+  core::data::SplitLoadOptions split_options;
+  split_options.imgsz = config.imgsz;
+  split_options.cache = core::data::parse_cache_mode(config.cache);
+  split_options.cache_dir = dataset.root / ".libreyolo-cache";
+  const auto build_start = Clock::now();
+  const auto train = core::data::load_split_samples(dataset.train, dataset.nc(), split_options);
+  const double build_seconds = std::chrono::duration<double>(Clock::now() - build_start).count();
+
+  core::data::LoaderOptions loader_options;
+  loader_options.sampler.dataset_size = train->labels.size();
+  loader_options.sampler.batch_size = config.batch;
+  loader_options.sampler.seed = static_cast<std::uint64_t>(config.seed);
+  loader_options.imgsz = config.imgsz;
+  loader_options.workers = config.workers;
+  loader_options.device = device;
+  core::data::DataLoader loader(loader_options,
+                                core::data::train_sample_makers(train, core::trainer::augment_params_for(config, setup.style)));
+
+  // Epochs restart as needed: the timed window is steady state, with mosaic on.
+  int epoch = 0;
+  loader.start_epoch({epoch, true});
+  auto next_batch = [&]() {
+    for (;;) {
+      if (auto batch = loader.next()) return *batch;
+      loader.start_epoch({++epoch, true});
+    }
+  };
+  for (long long i = 0; i < warmup; ++i) next_batch();
+  long long images = 0;
+  const auto start = Clock::now();
+  for (long long i = 0; i < steps; ++i) {
+    auto batch = next_batch();
+    if (device.is_cuda()) batch.images.sum().item<int64_t>();  // the upload really finished
+    images += batch.images.size(0);
+  }
+  const double seconds = std::chrono::duration<double>(Clock::now() - start).count();
+  const double rate = static_cast<double>(images) / seconds;
+  const auto machine = core::util::machine_info();
+
+  std::cout << "bench data: " << rate << " images/s (" << images << " images in " << seconds << " s; "
+            << config.workers << " workers, cache=" << core::data::cache_mode_name(train->images->mode())
+            << ", imgsz " << config.imgsz << ", batch " << config.batch << ", mosaic "
+            << (setup.family.empty() ? "yolox-style" : setup.family + "'s") << ", " << machine.cpu_cores
+            << " cores, device " << device.str() << ")\n";
+  if (const auto& json = setup.options.get_text("json"); !json.empty()) {
+    std::ofstream out(json);
+    out << "{\n  \"benchmark\": \"data\",\n  \"images_per_second\": " << rate << ",\n  \"images\": " << images
+        << ",\n  \"seconds\": " << seconds << ",\n  \"cache_build_seconds\": " << build_seconds
+        << ",\n  \"dataset_images\": " << train->labels.size() << ",\n  \"workers\": " << config.workers
+        << ",\n  \"batch\": " << config.batch << ",\n  \"imgsz\": " << config.imgsz << ",\n  \"cache\": \""
+        << core::data::cache_mode_name(train->images->mode()) << "\",\n  \"device\": \"" << device.str()
+        << "\",\n  \"augmentation\": \"" << (setup.family.empty() ? "yolox-style" : setup.family)
+        << "\",\n  \"cpu\": \"" << machine.cpu_model << "\",\n  \"cpu_cores\": " << machine.cpu_cores
+        << ",\n  \"date\": \"" << machine.date_utc << "\"\n}\n";
+    if (!out) throw core::Error("cannot write " + json, "the write failed", "check the path");
+  }
+  return kExitOk;
+}
+
+}  // namespace
+
+int run_bench(const Args& args) {
+  if (args.empty() || args.front().find('=') != std::string::npos || args.front().rfind("--", 0) == 0) {
+    throw core::Error("bench needs a subject", "bench data | bench step | bench train",
+                      "e.g. libreyolo-host bench data data=coco128 imgsz=640 batch=16 workers=8 cache=ram");
+  }
+  const std::string what = args.front();
+  const Args rest(args.begin() + 1, args.end());
+  if (what == "data") return bench_data(rest);
+  if (what == "step" || what == "train") {
+    core::log::error("bench ", what, " is not built yet in this version of libreyolo-host (it needs the trainer)");
+    return kExitNotBuiltYet;
+  }
+  throw core::Error("unknown bench '" + what + "'", "expected data, step or train", "e.g. libreyolo-host bench data ...");
+}
+
+}  // namespace libreyolo::app
