@@ -19,9 +19,6 @@ struct PrecisionPlan {
 PrecisionPlan plan_precision(bool amp, const std::string& amp_dtype, const torch::Device& device,
                              bool bfloat16_supported);
 
-// True when the CUDA device computes in bfloat16 natively (compute capability 8.0 or newer).
-bool cuda_supports_bfloat16(const torch::Device& device);
-
 // Autocast on for this scope (CUDA), restored and its cast cache cleared on exit.
 class AutocastScope {
  public:

@@ -1,0 +1,47 @@
+#pragma once
+// Validation: the model (in eval mode, EMA weights during training) over a split letterboxed
+// without augmentation, candidates -> NMS -> original pixels -> COCO mAP. Shared by `train`
+// (every eval_interval epochs) and `val`.
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "libreyolo/core/amp/precision_plan.hpp"
+#include "libreyolo/core/data/dataset_samples.hpp"
+#include "libreyolo/core/data/loader/data_loader.hpp"
+#include "libreyolo/core/eval/coco_evaluator.hpp"
+#include "libreyolo/core/eval/nms.hpp"
+#include "libreyolo/sdk/detector.hpp"
+#include "libreyolo/sdk/family.hpp"
+
+namespace libreyolo::core::trainer {
+
+struct ValidationOptions {
+  int imgsz = 640;
+  int batch = 16;
+  int workers = 4;
+  torch::Device device = torch::kCPU;
+  amp::PrecisionPlan precision;
+  eval::NmsOptions nms;
+};
+
+class Validator {
+ public:
+  Validator(std::shared_ptr<const data::SplitSamples> split, std::vector<std::string> class_names,
+            const ValidationOptions& options);
+
+  // Runs the whole split. The model is put in eval mode and left there.
+  eval::CocoEvaluation run(sdk::Detector& model, const sdk::InputFormat& input);
+
+  // The evaluator of the last run (ground truth and detections, for the JSON writers).
+  const eval::CocoEvaluator& evaluator() const { return evaluator_; }
+
+ private:
+  std::shared_ptr<const data::SplitSamples> split_;
+  ValidationOptions options_;
+  data::DataLoader loader_;
+  eval::CocoEvaluator evaluator_;
+};
+
+}  // namespace libreyolo::core::trainer

@@ -1,0 +1,38 @@
+// CUDA builds only (see core/CMakeLists.txt).
+#include <ATen/cuda/CUDAContext.h>
+#include <c10/cuda/CUDACachingAllocator.h>
+
+#include "libreyolo/core/device/cuda_info.hpp"
+
+namespace libreyolo::core::device {
+namespace {
+
+constexpr double kGB = 1024.0 * 1024.0 * 1024.0;
+using c10::cuda::CUDACachingAllocator::StatType;
+
+int index_of(const torch::Device& device) { return device.has_index() ? device.index() : 0; }
+
+}  // namespace
+
+bool cuda_supports_bfloat16(const torch::Device& device) {
+  if (!device.is_cuda()) return false;
+  return at::cuda::getDeviceProperties(index_of(device))->major >= 8;
+}
+
+double reserved_memory_gb(const torch::Device& device) {
+  if (!device.is_cuda()) return -1;
+  const auto stats = c10::cuda::CUDACachingAllocator::getDeviceStats(index_of(device));
+  return static_cast<double>(stats.reserved_bytes[static_cast<size_t>(StatType::AGGREGATE)].current) / kGB;
+}
+
+double peak_memory_gb(const torch::Device& device) {
+  if (!device.is_cuda()) return -1;
+  const auto stats = c10::cuda::CUDACachingAllocator::getDeviceStats(index_of(device));
+  return static_cast<double>(stats.allocated_bytes[static_cast<size_t>(StatType::AGGREGATE)].peak) / kGB;
+}
+
+void reset_peak_memory(const torch::Device& device) {
+  if (device.is_cuda()) c10::cuda::CUDACachingAllocator::resetPeakStats(index_of(device));
+}
+
+}  // namespace libreyolo::core::device

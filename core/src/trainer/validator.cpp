@@ -1,0 +1,75 @@
+#include "libreyolo/core/trainer/validator.hpp"
+
+#include <torch/torch.h>
+
+#include "libreyolo/core/data/augment/letterbox.hpp"
+#include "libreyolo/core/data/network_input.hpp"
+
+namespace libreyolo::core::trainer {
+namespace {
+
+data::LoaderOptions loader_options(std::size_t size, const ValidationOptions& o) {
+  data::LoaderOptions options;
+  options.sampler.dataset_size = size;
+  options.sampler.batch_size = o.batch;
+  options.sampler.shuffle = false;
+  options.imgsz = o.imgsz;
+  options.workers = o.workers;
+  options.device = o.device;
+  return options;
+}
+
+// Ground truth in original pixels, from the normalised labels.
+eval::ImageGroundTruth ground_truth(const data::SplitSamples& split, std::size_t index) {
+  eval::ImageGroundTruth gt;
+  const auto size = split.original_sizes[index];
+  gt.image.id = static_cast<std::int64_t>(index);
+  gt.image.width = size.width;
+  gt.image.height = size.height;
+  const double w = size.width, h = size.height;
+  for (const auto& l : split.labels[index]) {
+    eval::GroundTruthObject object;
+    object.class_id = l.class_id;
+    object.box = {(l.cx - l.w / 2) * w, (l.cy - l.h / 2) * h, (l.cx + l.w / 2) * w, (l.cy + l.h / 2) * h};
+    gt.objects.push_back(object);
+  }
+  return gt;
+}
+
+}  // namespace
+
+Validator::Validator(std::shared_ptr<const data::SplitSamples> split, std::vector<std::string> class_names,
+                     const ValidationOptions& options)
+    : split_(std::move(split)),
+      options_(options),
+      loader_(loader_options(split_->labels.size(), options), data::val_sample_makers(split_, options.imgsz)),
+      evaluator_(std::move(class_names)) {}
+
+eval::CocoEvaluation Validator::run(sdk::Detector& model, const sdk::InputFormat& input) {
+  evaluator_.clear();
+  model.eval();
+  torch::NoGradGuard no_grad;
+  loader_.start_epoch({0, false});
+  while (auto batch = loader_.next()) {
+    sdk::Candidates candidates;
+    {
+      amp::AutocastScope autocast(options_.precision);
+      const auto images = data::to_network_input(batch->images, input);
+      candidates = model.decode(model.forward_remainder(model.forward_capturable(images), nullptr));
+    }
+    std::vector<eval::InputToOriginal> mapping;
+    for (auto index : batch->indices) {
+      const auto size = split_->original_sizes[index];
+      const auto info = data::letterbox_info(size, options_.imgsz);
+      mapping.push_back({info.scale, static_cast<double>(info.pad_x), static_cast<double>(info.pad_y),
+                         size.width, size.height});
+    }
+    auto detections = eval::postprocess_detections(candidates.boxes, candidates.scores, mapping, options_.nms);
+    for (std::size_t i = 0; i < batch->indices.size(); ++i) {
+      evaluator_.add_image(ground_truth(*split_, batch->indices[i]), std::move(detections[i]));
+    }
+  }
+  return evaluator_.evaluate();
+}
+
+}  // namespace libreyolo::core::trainer
