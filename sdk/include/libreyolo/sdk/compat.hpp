@@ -10,6 +10,11 @@
   (TORCH_VERSION_MAJOR > (major) ||            \
    (TORCH_VERSION_MAJOR == (major) && TORCH_VERSION_MINOR >= (minor)))
 
+// at::_foreach_mul_(TensorList, const Tensor&): scales every tensor of a list by a 0-dim device
+// tensor (gradient clipping's coefficient) without reading it on the host. PyTorch 2.1 added
+// it; before that, callers loop over Tensor::mul_.
+#define LIBREYOLO_HAS_FOREACH_MUL_TENSOR_SCALAR LIBREYOLO_TORCH_AT_LEAST(2, 1)
+
 namespace libreyolo::sdk::compat {
 
 constexpr const char* torch_version() { return TORCH_VERSION; }

@@ -1,0 +1,40 @@
+#pragma once
+// SGD with momentum, Nesterov and L2 weight decay, computing exactly what torch.optim.SGD does
+// (dampening 0, the only setting LibreYOLO uses):
+//   d = grad + wd * p;  buf = momentum * buf + d;  d = nesterov ? d + momentum * buf : buf;
+//   p -= lr * d
+// Momentum buffers start at zero on a parameter's first step, which gives torch's
+// "buf = d on the first step" exactly because dampening is 0.
+// step() builds d inside the gradient tensors (no allocation per parameter): the gradients
+// are consumed, so read or clip them before the step, never after.
+
+#include "libreyolo/core/optim/optimizer.hpp"
+
+namespace libreyolo::core::optim {
+
+struct SgdOptions {
+  double momentum = 0.937;  // LibreYOLO's default (YOLOX recipe: 0.9)
+  bool nesterov = true;     // LibreYOLO's default
+};
+
+class Sgd final : public Optimizer {
+ public:
+  // Throws core::Error for nesterov without momentum (torch.optim refuses it too).
+  Sgd(std::vector<ParamGroup> groups, SgdOptions options = {});
+
+  void step() override;
+
+  double momentum() const { return options_.momentum; }
+  void set_momentum(double momentum) { options_.momentum = momentum; }
+  const SgdOptions& options() const { return options_; }
+
+  NamedTensors state() const override;
+  void load_state(const NamedTensors& state) override;
+
+ private:
+  SgdOptions options_;
+  // [group][param]; undefined until the parameter's first step (as in torch.optim).
+  std::vector<std::vector<torch::Tensor>> momentum_buffers_;
+};
+
+}  // namespace libreyolo::core::optim

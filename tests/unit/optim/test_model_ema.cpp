@@ -1,0 +1,119 @@
+// ModelEMA: decay ramp, the multi-tensor update, state names, loading into a module.
+
+#include "../torch_doctest.hpp"
+
+#include <cmath>
+
+#include "libreyolo/core/error.hpp"
+#include "libreyolo/core/optim/model_ema.hpp"
+
+namespace optim = libreyolo::core::optim;
+
+namespace {
+
+struct Net : torch::nn::Module {
+  Net() {
+    conv = register_module("conv", torch::nn::Conv2d(2, 3, 1));
+    bn = register_module("bn", torch::nn::BatchNorm2d(3));
+  }
+  torch::Tensor forward(const torch::Tensor& x) { return bn(conv(x)); }
+  torch::nn::Conv2d conv{nullptr};
+  torch::nn::BatchNorm2d bn{nullptr};
+};
+
+const torch::Tensor& find(const optim::ModelEma& ema, const std::string& name) {
+  for (const auto& [key, value] : ema.state()) {
+    if (key == name) return value;
+  }
+  throw std::runtime_error("no " + name);
+}
+
+}  // namespace
+
+TEST_CASE("ModelEma: decay ramps as decay * (1 - exp(-updates / tau))") {
+  Net net;
+  optim::ModelEma ema(net, {0.9998, 2000});
+  CHECK(ema.decay_at(1) == doctest::Approx(0.9998 * (1 - std::exp(-1.0 / 2000))));
+  CHECK(ema.decay_at(2000) == doctest::Approx(0.9998 * (1 - std::exp(-1.0))));
+  CHECK(ema.decay_at(1000000) == doctest::Approx(0.9998));
+
+  optim::ModelEma constant(net, {0.99, 0});  // tau <= 0: no ramp
+  CHECK(constant.decay_at(1) == 0.99);
+
+  ema.set_decay(0.9);  // D-FINE's restart: constant from now on
+  CHECK(ema.decay_at(1) == 0.9);
+  ema.set_decay(0.9, /*ramp=*/true);
+  CHECK(ema.decay_at(2000) == doctest::Approx(0.9 * (1 - std::exp(-1.0))));
+}
+
+TEST_CASE("ModelEma: state has the model's names; copies do not require grad") {
+  Net net;
+  optim::ModelEma ema(net);
+  std::vector<std::string> names;
+  for (const auto& [name, value] : ema.state()) {
+    names.push_back(name);
+    CHECK_FALSE(value.requires_grad());
+  }
+  const std::vector<std::string> expected = {"conv.weight",     "conv.bias",   "bn.weight",
+                                             "bn.bias",         "bn.running_mean", "bn.running_var",
+                                             "bn.num_batches_tracked"};
+  CHECK(names == expected);
+  CHECK(find(ema, "conv.weight").data_ptr() != net.conv->weight.data_ptr());  // a copy
+  CHECK(torch::equal(find(ema, "conv.weight"), net.conv->weight));
+}
+
+TEST_CASE("ModelEma: update is ema = d * ema + (1 - d) * model; integer buffers are copied") {
+  Net net;
+  optim::ModelEma ema(net, {0.9, 1.0});
+  const auto before_w = find(ema, "conv.weight").clone();
+  const auto before_rm = find(ema, "bn.running_mean").clone();
+
+  // A training forward moves the BatchNorm statistics; then change a weight.
+  net.train();
+  net.forward(torch::randn({4, 2, 5, 5}) + 3);
+  {
+    torch::NoGradGuard no_grad;
+    net.conv->weight.add_(1.0);
+  }
+  ema.update(net);
+  const double d = 0.9 * (1 - std::exp(-1.0));
+  CHECK(ema.updates() == 1);
+  CHECK(torch::allclose(find(ema, "conv.weight"), d * before_w + (1 - d) * net.conv->weight,
+                        1e-6, 1e-6));
+  CHECK(torch::allclose(find(ema, "bn.running_mean"),
+                        d * before_rm + (1 - d) * net.bn->running_mean, 1e-6, 1e-6));
+  CHECK(find(ema, "bn.num_batches_tracked").item<int64_t>() == 1);
+
+  // Many updates converge on a model that stops changing.
+  for (int i = 0; i < 200; ++i) ema.update(net);
+  CHECK(torch::allclose(find(ema, "conv.weight"), net.conv->weight, 1e-5, 1e-5));
+}
+
+TEST_CASE("ModelEma: copy_to loads the EMA weights into another module; load_state resumes") {
+  Net net;
+  optim::ModelEma ema(net, {0.5, 0});
+  {
+    torch::NoGradGuard no_grad;
+    net.conv->weight.mul_(3.0);
+  }
+  ema.update(net);
+
+  Net eval_copy;
+  ema.copy_to(eval_copy);
+  CHECK(torch::equal(eval_copy.conv->weight, find(ema, "conv.weight")));
+  CHECK(torch::equal(eval_copy.bn->running_var, find(ema, "bn.running_var")));
+
+  Net other;
+  optim::ModelEma resumed(other, {0.5, 0}, /*updates=*/1);
+  resumed.load_state(ema.state());
+  CHECK(resumed.updates() == 1);
+  CHECK(torch::equal(find(resumed, "conv.weight"), find(ema, "conv.weight")));
+}
+
+TEST_CASE("ModelEma: a model of another shape is refused") {
+  Net net;
+  optim::ModelEma ema(net);
+  torch::nn::Linear linear(3, 3);
+  CHECK_THROWS_AS(ema.update(*linear), libreyolo::core::Error);
+  CHECK_THROWS_AS(ema.copy_to(*linear), libreyolo::core::Error);
+}
