@@ -20,7 +20,6 @@
 #include "libreyolo/core/error.hpp"
 #include "libreyolo/core/log/log.hpp"
 #include "libreyolo/core/plugins/family_defaults.hpp"
-#include "libreyolo/core/plugins/plugin_loader.hpp"
 #include "libreyolo/core/trainer/augment_settings.hpp"
 #include "libreyolo/core/trainer/device_choice.hpp"
 #include "libreyolo/core/trainer/train_config.hpp"
@@ -63,8 +62,7 @@ int bench_data(const Args& args) {
   if (steps < 1 || warmup < 0) throw core::Error("steps and warmup must be positive", "nothing to time", "pass steps=100");
   const auto device = core::trainer::choose_device(config.device == "auto" ? "cpu" : config.device);
 
-  const auto dataset = core::data::load_dataset(config.data, core::plugins::executable_dir().parent_path() /
-                                                                 "share" / "libreyolo" / "datasets");
+  const auto dataset = core::data::load_dataset(config.data, bundled_datasets_dir());
   core::data::SplitLoadOptions split_options;
   split_options.imgsz = config.imgsz;
   split_options.cache = core::data::parse_cache_mode(config.cache);

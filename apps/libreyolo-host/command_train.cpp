@@ -1,6 +1,5 @@
 // `libreyolo-host train`: resolves every option (so bad input fails here, before any work),
-// then trains. The training loop lands with the trainer issue; until then this command
-// validates and reports, and says plainly that training is not built yet.
+// prints what differs from the defaults and where it came from, then trains.
 
 #include <iostream>
 
@@ -8,6 +7,8 @@
 #include "host_setup.hpp"
 #include "libreyolo/core/config/option_table.hpp"
 #include "libreyolo/core/log/log.hpp"
+#include "libreyolo/core/plugins/plugin_loader.hpp"
+#include "libreyolo/core/trainer/trainer.hpp"
 
 namespace libreyolo::app {
 
@@ -16,10 +17,18 @@ int run_train(const Args& args) {
   std::cout << "model " << run.family->info.name << run.size << " (" << run.family->info.display_name
             << ", " << run.family->file.filename().string() << "); options not at their default:\n";
   print_option_summary(run.options);
-  std::cout.flush();  // before the log line on stderr
-  core::log::error("training is not built yet in this version of libreyolo-host: the options "
-                   "above are valid, but no training loop exists to run them");
-  return kExitNotBuiltYet;
+  std::cout.flush();  // before the trainer's log lines on stderr
+
+  core::trainer::TrainRequest request;
+  request.options = run.options;
+  request.family = run.family;
+  request.size = run.size;
+  request.weights = run.weights;
+  request.bundled_datasets = bundled_datasets_dir();
+  const auto outcome = core::trainer::train(request);
+  if (outcome.interrupted) return kExitInterrupted;
+  std::cout << "results in " << outcome.run.root.string() << " (weights/best.pt, weights/last.pt, results.csv)\n";
+  return kExitOk;
 }
 
 }  // namespace libreyolo::app

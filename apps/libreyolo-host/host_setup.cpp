@@ -1,12 +1,24 @@
 #include "host_setup.hpp"
 
 #include <cstdlib>
+#include <iostream>
 
+#include "libreyolo/core/checkpoint/checkpoint_io.hpp"
 #include "libreyolo/core/config/option_spec.hpp"
+#include "libreyolo/core/error.hpp"
 #include "libreyolo/core/log/log.hpp"
+#include "libreyolo/core/plugins/family_defaults.hpp"
 #include "libreyolo/core/plugins/plugin_loader.hpp"
+#include "table_printer.hpp"
 
 namespace libreyolo::app {
+namespace {
+
+bool is_checkpoint_path(const std::string& model) {
+  return model.size() > 3 && model.compare(model.size() - 3, 3, ".pt") == 0;
+}
+
+}  // namespace
 
 void apply_verbosity(const core::config::UserOptions& user) {
   if (auto verbose = user.lookup("verbose")) {
@@ -26,15 +38,15 @@ core::plugins::FamilyRegistry load_families(const core::config::UserOptions& use
   return core::plugins::load_plugins(dirs);
 }
 
-}  // namespace libreyolo::app
-
-#include <iostream>
-
-#include "libreyolo/core/error.hpp"
-#include "libreyolo/core/plugins/family_defaults.hpp"
-#include "table_printer.hpp"
-
-namespace libreyolo::app {
+std::filesystem::path bundled_datasets_dir() {
+  const auto installed = core::plugins::executable_dir().parent_path() / "share" / "libreyolo" / "datasets";
+  if (std::filesystem::is_directory(installed)) return installed;
+#ifdef LIBREYOLO_SOURCE_DATASETS
+  return LIBREYOLO_SOURCE_DATASETS;  // running from a build tree
+#else
+  return installed;
+#endif
+}
 
 ModelRun resolve_model_run(const std::string& command, const Args& args,
                            const core::config::OptionTable& table) {
@@ -51,15 +63,18 @@ ModelRun resolve_model_run(const std::string& command, const Args& args,
     throw core::Error(command + " needs a model", "model= is not set",
                       "pass model=yolo9s (family + size) or model=path/to/weights.pt");
   }
-  if (model->size() > 3 && model->substr(model->size() - 3) == ".pt") {
-    throw core::Error("model=" + *model + " is a checkpoint file",
-                      "loading LibreYOLO .pt checkpoints is not built yet (trainer issue)",
-                      "use a family + size name such as model=yolo9s for now");
-  }
   run.registry = load_families(run.user);
-  const auto name = run.registry.resolve_model_name(*model);
-  run.family = name.family;
-  run.size = name.size;
+  if (is_checkpoint_path(*model)) {
+    // A LibreYOLO .pt names its family and size in its metadata.
+    const auto saved = core::checkpoint::load_checkpoint(*model);
+    run.family = &run.registry.require(saved.metadata.model_family);
+    run.size = saved.metadata.size;
+    run.weights = std::filesystem::path(*model);
+  } else {
+    const auto name = run.registry.resolve_model_name(*model);
+    run.family = name.family;
+    run.size = name.size;
+  }
   run.options = core::config::resolve_options(
       table, run.user, "family " + run.family->info.name + "'s recipe",
       core::plugins::family_option_defaults(*run.family, run.size, table));

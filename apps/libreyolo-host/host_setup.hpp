@@ -1,6 +1,8 @@
 #pragma once
 // Steps every command shares: console verbosity and loading the family plugins.
 
+#include <filesystem>
+#include <optional>
 #include <string>
 
 #include "commands.hpp"
@@ -29,7 +31,11 @@ struct ModelRun {
   const core::plugins::LoadedFamily* family = nullptr;
   std::string size;
   core::config::ResolvedOptions options;
+  std::optional<std::filesystem::path> weights;  // model=file.pt
 };
+
+// share/libreyolo/datasets of this install (or of the source tree, for a build tree).
+std::filesystem::path bundled_datasets_dir();
 
 ModelRun resolve_model_run(const std::string& command, const Args& args,
                            const core::config::OptionTable& table);

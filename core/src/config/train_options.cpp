@@ -16,7 +16,7 @@ OptionSpec opt(std::string name, OptionType type, std::string default_value, std
 }
 
 // Options every command that loads a model and data understands.
-void add_common(OptionTable& table) {
+void add_common(OptionTable& table, const std::string& project) {
   table.add(opt("model", T::text, "", "family + size (yolo9s, yolox-s) or a LibreYOLO .pt file"))
       .add(opt("data", T::text, "", "data.yaml path or a dataset name (coco128)"))
       .add(opt("imgsz", T::integer, "640", "input size in pixels (square); families may default per size"))
@@ -26,7 +26,7 @@ void add_common(OptionTable& table) {
       .add(opt("cache", T::choice, "false", "keep decoded images in ram or on disk", {"false", "ram", "disk"}))
       .add(opt("amp", T::boolean, "true", "mixed precision (family default)"))
       .add(opt("amp_dtype", T::choice, "float16", "autocast dtype", {"float16", "bfloat16"}))
-      .add(opt("project", T::text, "runs/train", "parent folder of run folders"))
+      .add(opt("project", T::text, project, "parent folder of run folders"))
       .add(opt("name", T::text, "exp", "run folder name (exp, exp2, ... unless exist_ok)"))
       .add(opt("exist_ok", T::boolean, "false", "reuse an existing run folder"))
       .add(opt("seed", T::integer, "0", "random seed (data order, augmentation, initialisation)"))
@@ -39,7 +39,7 @@ void add_common(OptionTable& table) {
 
 OptionTable train_options() {
   OptionTable table;
-  add_common(table);
+  add_common(table, "runs/train");
   table
       .add(opt("epochs", T::integer, "300", "training epochs"))
       .add(opt("optimizer", T::choice, "sgd", "optimizer", {"sgd", "adamw"}))
@@ -90,7 +90,7 @@ OptionTable bench_options() {
 
 OptionTable val_options() {
   OptionTable table;
-  add_common(table);
+  add_common(table, "runs/val");
   table.add(opt("conf", T::number, "0.001", "confidence threshold before NMS"))
       .add(opt("iou", T::number, "0.6", "NMS IoU threshold"))
       .add(opt("max_det", T::integer, "300", "detections kept per image"))

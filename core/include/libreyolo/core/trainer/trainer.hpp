@@ -1,0 +1,34 @@
+#pragma once
+// The training loop every family runs through (ARCHITECTURE.md, "One training step, as
+// data"). A short loop; the policies around it (logging, checkpoints, evaluation, early stop)
+// are small functions named after what they do.
+
+#include <filesystem>
+#include <optional>
+#include <string>
+
+#include "libreyolo/core/config/resolved_options.hpp"
+#include "libreyolo/core/plugins/family_registry.hpp"
+#include "libreyolo/core/trainer/run_folder.hpp"
+
+namespace libreyolo::core::trainer {
+
+struct TrainRequest {
+  config::ResolvedOptions options;  // the resolved `train` options
+  const plugins::LoadedFamily* family = nullptr;
+  std::string size;
+  std::filesystem::path bundled_datasets;       // share/libreyolo/datasets of this install
+  std::optional<std::filesystem::path> weights;  // model=file.pt: start from these weights
+};
+
+struct TrainOutcome {
+  RunFolder run;
+  int epochs_completed = 0;
+  double best_map50_95 = -1;  // -1: never validated
+  bool interrupted = false;   // Ctrl-C: last.pt saved, exit code 130
+  bool stopped_early = false; // patience ran out
+};
+
+TrainOutcome train(const TrainRequest& request);
+
+}  // namespace libreyolo::core::trainer

@@ -1,0 +1,58 @@
+#pragma once
+// Everything one training run holds, shared by the loop (trainer.cpp) and the checkpoint
+// glue (training_state.cpp). Private to core/src/trainer/.
+
+#include <memory>
+#include <string>
+
+#include "libreyolo/core/amp/grad_scaler.hpp"
+#include "libreyolo/core/amp/precision_plan.hpp"
+#include "libreyolo/core/data/dataset_config.hpp"
+#include "libreyolo/core/data/dataset_samples.hpp"
+#include "libreyolo/core/data/loader/data_loader.hpp"
+#include "libreyolo/core/optim/lr_schedule.hpp"
+#include "libreyolo/core/optim/model_ema.hpp"
+#include "libreyolo/core/optim/optimizer.hpp"
+#include "libreyolo/core/plugins/family_registry.hpp"
+#include "libreyolo/core/trainer/results_log.hpp"
+#include "libreyolo/core/trainer/run_folder.hpp"
+#include "libreyolo/core/trainer/train_config.hpp"
+#include "libreyolo/core/trainer/validator.hpp"
+#include "libreyolo/sdk/criterion.hpp"
+#include "libreyolo/sdk/detector.hpp"
+
+namespace libreyolo::core::trainer {
+
+// Where the run stands; what last.pt carries besides weights.
+struct ProgressState {
+  int start_epoch = 0;             // first epoch this process trains (after a resume: last + 1)
+  std::int64_t global_step = 0;    // optimizer steps since the run began (the lr schedule's clock)
+  double best_fitness = 0;         // best validated mAP50-95
+  int best_epoch = -1;             // 0-based; -1 before the first validation
+  int skipped_in_a_row = 0;        // optimizer steps skipped for non-finite gradients
+};
+
+struct Session {
+  TrainConfig config;
+  config::ResolvedOptions options;  // as resolved, for args.yaml and checkpoints
+  const plugins::LoadedFamily* family = nullptr;
+  std::string size;
+  torch::Device device = torch::kCPU;
+  amp::PrecisionPlan precision;
+  data::DatasetConfig dataset;
+  std::shared_ptr<const data::SplitSamples> train_split, val_split;
+  std::unique_ptr<data::DataLoader> loader;
+  std::shared_ptr<sdk::Detector> model, eval_model;
+  std::shared_ptr<sdk::Criterion> criterion;
+  std::unique_ptr<optim::Optimizer> optimizer;
+  std::unique_ptr<amp::GradScaler> scaler;
+  std::unique_ptr<optim::ModelEma> ema;
+  optim::LrSchedule schedule;
+  std::int64_t accumulate = 1;
+  RunFolder run;
+  std::unique_ptr<Validator> validator;
+  std::unique_ptr<ResultsLog> results;
+  ProgressState progress;
+};
+
+}  // namespace libreyolo::core::trainer

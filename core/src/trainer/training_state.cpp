@@ -1,0 +1,144 @@
+#include "training_state.hpp"
+
+#include <ATen/CPUGeneratorImpl.h>
+#include <torch/torch.h>
+
+#include <map>
+#include <mutex>
+
+#include "libreyolo/core/checkpoint/checkpoint_io.hpp"
+#include "libreyolo/core/checkpoint/state_dict.hpp"
+#include "libreyolo/core/config/option_spec.hpp"
+#include "libreyolo/core/error.hpp"
+#include "libreyolo/core/log/log.hpp"
+
+namespace libreyolo::core::trainer {
+namespace {
+
+checkpoint::StateDict to_state_dict(const std::vector<std::pair<std::string, torch::Tensor>>& named) {
+  checkpoint::StateDict dict;
+  for (const auto& [name, tensor] : named) dict.insert(name, tensor);
+  return dict;
+}
+
+std::vector<std::pair<std::string, torch::Tensor>> to_named(const checkpoint::StateDict& dict) {
+  std::vector<std::pair<std::string, torch::Tensor>> named;
+  for (const auto& item : dict) named.emplace_back(item.key(), item.value());
+  return named;
+}
+
+// The optimizer keys its buffers "state.<flat index>.<field>"; files key them by parameter
+// name, so a resume survives a change in parameter order.
+std::vector<std::string> optimizer_parameter_names(const optim::Optimizer& optimizer, const torch::nn::Module& model) {
+  std::map<const void*, std::string> by_storage;
+  for (const auto& item : model.named_parameters()) by_storage[item.value().unsafeGetTensorImpl()] = item.key();
+  std::vector<std::string> names;
+  for (const auto& p : optimizer.parameters()) {
+    auto it = by_storage.find(p.unsafeGetTensorImpl());
+    names.push_back(it == by_storage.end() ? "param" + std::to_string(names.size()) : it->second);
+  }
+  return names;
+}
+
+checkpoint::OptimizerState optimizer_state(const Session& s) {
+  checkpoint::OptimizerState state;
+  state.name = s.config.optimizer == "adamw" ? "AdamW" : "SGD";
+  state.step = s.progress.global_step;
+  const auto names = optimizer_parameter_names(*s.optimizer, *s.model);
+  for (const auto& [key, tensor] : s.optimizer->state()) {
+    // key = "state.<index>.<field>"
+    const auto first = key.find('.'), second = key.find('.', first + 1);
+    const auto index = static_cast<std::size_t>(std::stoul(key.substr(first + 1, second - first - 1)));
+    const auto field = key.substr(second + 1);
+    const auto& name = names.at(index);
+    if (!state.params.contains(name)) state.params.insert(name, checkpoint::StateDict());
+    state.params[name].insert(field, tensor);
+  }
+  return state;
+}
+
+optim::NamedTensors optimizer_buffers(const Session& s, const checkpoint::OptimizerState& saved) {
+  const auto expected = s.config.optimizer == "adamw" ? "AdamW" : "SGD";
+  if (saved.name != expected) {
+    throw Error("cannot resume: last.pt holds " + saved.name + " state but this run uses " + expected,
+                "optimizer= differs from the run being resumed", "resume with the original optimizer=");
+  }
+  const auto names = optimizer_parameter_names(*s.optimizer, *s.model);
+  optim::NamedTensors buffers;
+  for (std::size_t i = 0; i < names.size(); ++i) {
+    if (!saved.params.contains(names[i])) continue;
+    for (const auto& field : saved.params[names[i]]) {
+      buffers.emplace_back("state." + std::to_string(i) + "." + field.key(), field.value());
+    }
+  }
+  return buffers;
+}
+
+}  // namespace
+
+void save_checkpoint_file(const Session& s, const std::filesystem::path& file, int last_finished_epoch) {
+  checkpoint::Checkpoint out;
+  out.metadata.model_family = s.family->info.name;
+  out.metadata.size = s.size;
+  out.metadata.task = "detect";
+  out.metadata.nc = s.dataset.nc();
+  out.metadata.names = s.dataset.names;
+  out.metadata.imgsz = s.config.imgsz;
+  checkpoint::TrainState train;
+  train.epoch = last_finished_epoch;
+  train.global_step = s.progress.global_step;
+  train.best_fitness = s.progress.best_fitness;
+  train.best_epoch = s.progress.best_epoch;
+  train.train_model = checkpoint::state_dict_of(*s.model);
+  if (s.ema) {
+    train.ema = checkpoint::EmaState{to_state_dict(s.ema->state()), s.ema->updates()};
+    out.model = train.ema->weights;  // LibreYOLO ships the EMA weights as `model`
+  } else {
+    out.model = train.train_model;
+  }
+  train.optimizer = optimizer_state(s);
+  const auto scaler = s.scaler->state();
+  train.scaler = {s.precision.grad_scaler, scaler.scale, scaler.growth_tracker};
+  train.rng.seed = static_cast<std::uint64_t>(s.config.seed);
+  {
+    auto generator = at::detail::getDefaultCPUGenerator();
+    std::lock_guard<std::mutex> lock(generator.mutex());
+    train.rng.cpu_state = generator.get_state();
+  }
+  for (const auto& [name, option] : s.options.entries()) {
+    if (option.is_set) train.options[name] = config::format_option_value(option.value);
+  }
+  out.train = std::move(train);
+  try {
+    checkpoint::save_checkpoint(file, out);
+  } catch (const Error& e) {
+    log::error("could not save ", file.string(), ": ", e.what(), " (the previous file, if any, is intact)");
+  }
+}
+
+void restore_training_state(Session& s, const checkpoint::Checkpoint& saved) {
+  if (!saved.train) {
+    throw Error("cannot resume from weights/last.pt", "it holds weights but no training state",
+                "start a new run with model=weights/last.pt instead");
+  }
+  const auto& t = *saved.train;
+  checkpoint::load_state_dict_into(*s.model, t.train_model, /*strict=*/true, "last.pt (training weights)");
+  if (s.ema && t.ema) {
+    s.ema->load_state(to_named(t.ema->weights));
+    s.ema->set_updates(t.ema->updates);
+  }
+  s.optimizer->load_state(optimizer_buffers(s, t.optimizer));
+  s.scaler->load_state({t.scaler.scale, t.scaler.growth_tracker});
+  if (t.rng.cpu_state.defined()) {
+    auto generator = at::detail::getDefaultCPUGenerator();
+    std::lock_guard<std::mutex> lock(generator.mutex());
+    generator.set_state(t.rng.cpu_state);
+  }
+  s.progress.start_epoch = static_cast<int>(t.epoch) + 1;
+  s.progress.global_step = t.global_step;
+  s.progress.best_fitness = t.best_fitness;
+  s.progress.best_epoch = static_cast<int>(t.best_epoch);
+  s.optimizer->set_lr(optim::learning_rate(s.schedule, s.progress.global_step));
+}
+
+}  // namespace libreyolo::core::trainer

@@ -1,0 +1,20 @@
+#pragma once
+// A run's state <-> a checkpoint file (weights/last.pt, best.pt): LibreYOLO's schema v1.0 with
+// the model (EMA weights when EMA is on), plus what `resume=true` needs to continue exactly
+// where the run stopped. Private to core/src/trainer/.
+
+#include <filesystem>
+
+#include "libreyolo/core/checkpoint/checkpoint.hpp"
+#include "session.hpp"
+
+namespace libreyolo::core::trainer {
+
+// Writes atomically. A failure (disk full) keeps the previous file intact and is logged, not
+// thrown: training goes on and the next save tries again.
+void save_checkpoint_file(const Session& session, const std::filesystem::path& file, int last_finished_epoch);
+
+// Restores weights, EMA, optimizer buffers, scaler, RNG and progress from last.pt.
+void restore_training_state(Session& session, const checkpoint::Checkpoint& saved);
+
+}  // namespace libreyolo::core::trainer
