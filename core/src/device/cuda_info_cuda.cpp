@@ -8,7 +8,9 @@ namespace libreyolo::core::device {
 namespace {
 
 constexpr double kGB = 1024.0 * 1024.0 * 1024.0;
-using c10::cuda::CUDACachingAllocator::StatType;
+// Index of the all-pools aggregate in the allocator's stat arrays. StatType::AGGREGATE is 0 in
+// every LibTorch, but the enum moved namespaces across versions; the index did not.
+constexpr std::size_t kAggregate = 0;
 
 int index_of(const torch::Device& device) { return device.has_index() ? device.index() : 0; }
 
@@ -22,13 +24,13 @@ bool cuda_supports_bfloat16(const torch::Device& device) {
 double reserved_memory_gb(const torch::Device& device) {
   if (!device.is_cuda()) return -1;
   const auto stats = c10::cuda::CUDACachingAllocator::getDeviceStats(index_of(device));
-  return static_cast<double>(stats.reserved_bytes[static_cast<size_t>(StatType::AGGREGATE)].current) / kGB;
+  return static_cast<double>(stats.reserved_bytes[kAggregate].current) / kGB;
 }
 
 double peak_memory_gb(const torch::Device& device) {
   if (!device.is_cuda()) return -1;
   const auto stats = c10::cuda::CUDACachingAllocator::getDeviceStats(index_of(device));
-  return static_cast<double>(stats.allocated_bytes[static_cast<size_t>(StatType::AGGREGATE)].peak) / kGB;
+  return static_cast<double>(stats.allocated_bytes[kAggregate].peak) / kGB;
 }
 
 void reset_peak_memory(const torch::Device& device) {

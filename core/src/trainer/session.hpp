@@ -3,6 +3,7 @@
 // glue (training_state.cpp). Private to core/src/trainer/.
 
 #include <memory>
+#include <random>
 #include <string>
 
 #include "libreyolo/core/amp/grad_scaler.hpp"
@@ -10,6 +11,7 @@
 #include "libreyolo/core/data/dataset_config.hpp"
 #include "libreyolo/core/data/dataset_samples.hpp"
 #include "libreyolo/core/data/loader/data_loader.hpp"
+#include "libreyolo/core/optim/accumulation.hpp"
 #include "libreyolo/core/optim/lr_schedule.hpp"
 #include "libreyolo/core/optim/model_ema.hpp"
 #include "libreyolo/core/optim/optimizer.hpp"
@@ -17,6 +19,7 @@
 #include "libreyolo/core/trainer/results_log.hpp"
 #include "libreyolo/core/trainer/run_folder.hpp"
 #include "libreyolo/core/trainer/train_config.hpp"
+#include "libreyolo/core/trainer/trainer.hpp"
 #include "libreyolo/core/trainer/validator.hpp"
 #include "libreyolo/sdk/criterion.hpp"
 #include "libreyolo/sdk/detector.hpp"
@@ -54,5 +57,16 @@ struct Session {
   std::unique_ptr<ResultsLog> results;
   ProgressState progress;
 };
+
+// Everything `train` needs before its first epoch: device, precision, data and loaders, model,
+// criterion, optimizer, scaler, EMA, schedule. The run folder is the caller's business.
+void prepare_session(Session& session, const TrainRequest& request);
+
+// One training step on `batch`: forward (under autocast), loss, backward; and, when `window`
+// ends an accumulation window, unscale, clip, optimizer step (skipped for non-finite
+// gradients), EMA update and the next learning rate. Returns the loss components as one device
+// tensor (no host read). Throws core::Error when too many steps in a row were non-finite.
+torch::Tensor train_step(Session& session, const data::Batch& batch, const optim::AccumulationWindow& window,
+                         std::mt19937_64& scale_rng);
 
 }  // namespace libreyolo::core::trainer
