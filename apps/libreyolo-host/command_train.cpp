@@ -19,13 +19,7 @@ int run_train(const Args& args) {
   print_option_summary(run.options);
   std::cout.flush();  // before the trainer's log lines on stderr
 
-  core::trainer::TrainRequest request;
-  request.options = run.options;
-  request.family = run.family;
-  request.size = run.size;
-  request.weights = run.weights;
-  request.bundled_datasets = bundled_datasets_dir();
-  const auto outcome = core::trainer::train(request);
+  const auto outcome = core::trainer::train(make_train_request(run));
   if (outcome.interrupted) return kExitInterrupted;
   std::cout << "results in " << outcome.run.root.string() << " (weights/best.pt, weights/last.pt, results.csv)\n";
   return kExitOk;

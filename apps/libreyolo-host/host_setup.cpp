@@ -81,6 +81,16 @@ ModelRun resolve_model_run(const std::string& command, const Args& args,
   return run;
 }
 
+core::trainer::TrainRequest make_train_request(const ModelRun& run) {
+  core::trainer::TrainRequest request;
+  request.options = run.options;
+  request.family = run.family;
+  request.size = run.size;
+  request.weights = run.weights;
+  request.bundled_datasets = bundled_datasets_dir();
+  return request;
+}
+
 void print_option_summary(const core::config::ResolvedOptions& options) {
   TablePrinter printer({"option", "value", "from"});
   for (const auto& [name, option] : options.entries()) {

@@ -9,6 +9,7 @@
 
 #include "libreyolo/core/config/user_options.hpp"
 #include "libreyolo/core/plugins/family_registry.hpp"
+#include "libreyolo/core/trainer/trainer.hpp"
 
 namespace libreyolo::app {
 
@@ -39,6 +40,9 @@ std::filesystem::path bundled_datasets_dir();
 
 ModelRun resolve_model_run(const std::string& command, const Args& args,
                            const core::config::OptionTable& table);
+
+// What the trainer needs from a resolved command line.
+core::trainer::TrainRequest make_train_request(const ModelRun& run);
 
 // Prints the options that differ from the built-in defaults, with where each came from.
 void print_option_summary(const core::config::ResolvedOptions& options);

@@ -6,7 +6,9 @@ set -euo pipefail
 host=$1; compare=$2; src=$3; work=$4; fixture_families=$5
 rm -rf "$work"; mkdir -p "$work"; cd "$work"
 data=$src/datasets/coco16/data.yaml
-common=(model=examplen data=$data imgsz=160 batch=8 workers=2 project=$work/runs seed=3 warmup_epochs=1 eval_interval=1)
+# device=cpu: bitwise-reproducible kernels, so resume equivalence can be exact (cuDNN is not).
+common=(model=examplen data=$data imgsz=160 batch=8 workers=2 project=$work/runs seed=3 warmup_epochs=1 eval_interval=1
+        device=cpu)
 fail() { echo "FAILED: $*" >&2; exit 1; }
 
 # 1. Two epochs: run folder, results.csv rows, checkpoints.

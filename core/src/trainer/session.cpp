@@ -109,6 +109,7 @@ void load_data(Session& s, const TrainRequest& request) {
   loader.imgsz = s.config.imgsz;
   loader.workers = s.config.workers;
   loader.device = s.device;
+  loader.reuse_batch_memory = true;  // each batch is consumed before the next is asked for
   s.loader = std::make_unique<data::DataLoader>(
       loader, data::train_sample_makers(s.train_split, augment_params_for(s.config, s.family->info.augment)));
 

@@ -129,6 +129,7 @@ TrainOutcome train(const TrainRequest& request) {
       }
     }
     s.results->write(record);
+    outcome.epochs.push_back(record);
     std::string summary;
     for (const auto& [name, value] : losses) summary += " " + name + " " + std::to_string(value);
     log::info("epoch ", epoch + 1, "/", s.config.epochs, ":", summary, ", ", static_cast<long>(record.images_per_second),

@@ -16,6 +16,7 @@ data::LoaderOptions loader_options(std::size_t size, const ValidationOptions& o)
   options.imgsz = o.imgsz;
   options.workers = o.workers;
   options.device = o.device;
+  options.reuse_batch_memory = true;
   return options;
 }
 

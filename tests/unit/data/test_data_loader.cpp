@@ -195,3 +195,20 @@ TEST_CASE("loader: an unreadable image is replaced and warned about; a bug surfa
       }(),
       "maker bug");
 }
+
+TEST_CASE("loader: reused batch memory gives the same batches without copies") {
+  auto options = options_for(13, 4, 3);
+  DataLoader copying(options, [] { return std::make_unique<EncodingMaker>(); });
+  const auto expected = run_epoch(copying, 2);
+  options.reuse_batch_memory = true;
+  DataLoader reusing(options, [] { return std::make_unique<EncodingMaker>(); });
+  reusing.start_epoch({2, true});
+  std::size_t k = 0;
+  while (auto batch = reusing.next()) {
+    REQUIRE(k < expected.size());
+    CHECK(batch->images.equal(expected[k].images));  // checked before asking for the next one
+    CHECK(batch->targets.equal(expected[k].targets));
+    ++k;
+  }
+  CHECK(k == expected.size());
+}

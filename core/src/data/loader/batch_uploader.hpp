@@ -27,11 +27,15 @@ class BatchUploader {
   virtual ~BatchUploader() = default;
   // Whether host buffers should be allocated in pinned (page-locked) memory.
   virtual bool wants_pinned_memory() const = 0;
+  // True when upload() returns the host tensors themselves: the slot stays in use until the
+  // caller asks for the next batch.
+  virtual bool hands_out_host_memory() const { return false; }
   // `fence` is set when the host tensors stay in use after this call returns.
   virtual DeviceTensors upload(const DeviceTensors& host, std::shared_ptr<UploadFence>& fence) = 0;
 };
 
-std::unique_ptr<BatchUploader> make_batch_uploader(const torch::Device& device);
+// `reuse_host_memory`: on the CPU, hand out the host tensors instead of copies.
+std::unique_ptr<BatchUploader> make_batch_uploader(const torch::Device& device, bool reuse_host_memory);
 
 #ifdef LIBREYOLO_WITH_CUDA
 std::unique_ptr<BatchUploader> make_cuda_batch_uploader(const torch::Device& device);

@@ -40,7 +40,7 @@ DataLoader::DataLoader(LoaderOptions options, SampleMakerFactory factory)
     : options_(std::move(options)),
       factory_(std::move(factory)),
       sampler_(options_.sampler),
-      uploader_(make_batch_uploader(options_.device)) {
+      uploader_(make_batch_uploader(options_.device, options_.reuse_batch_memory)) {
   const int workers = std::max(0, options_.workers);
   const int prefetch = options_.prefetch > 0 ? options_.prefetch : std::max(2, workers / 2 + 1);
   const auto batch = options_.sampler.batch_size;
@@ -86,7 +86,8 @@ void DataLoader::start_epoch(const EpochMode& mode) {
   batches_ = sampler_.batches(mode.epoch);
   next_job_batch_ = 0;
   next_job_position_ = 0;
-  next_consumed_ = 0;
+  next_batch_ = 0;
+  released_ = 0;
   for (auto& slot : slots_) {
     slot->batch = kNoBatch;
     slot->remaining = 0;
@@ -98,7 +99,7 @@ void DataLoader::start_epoch(const EpochMode& mode) {
 bool DataLoader::take_job(Job& job) {
   // Called with mutex_ held. A batch may start only when its slot is free: the batch that
   // used the slot before has been handed to the trainer.
-  if (next_job_batch_ >= batches_.size() || next_job_batch_ >= next_consumed_ + slots_.size()) {
+  if (next_job_batch_ >= batches_.size() || next_job_batch_ >= released_ + slots_.size()) {
     return false;
   }
   job.batch = next_job_batch_;
@@ -180,8 +181,13 @@ void DataLoader::make_sample(SampleMaker& maker, const Job& job) {
 
 std::optional<Batch> DataLoader::next() {
   std::unique_lock<std::mutex> lock(mutex_);
-  if (next_consumed_ >= batches_.size()) return std::nullopt;
-  const std::size_t k = next_consumed_;
+  if (released_ < next_batch_) {
+    // The caller is done with the batch handed out last (its tensors were our own buffers).
+    released_ = next_batch_;
+    work_ready_.notify_all();
+  }
+  if (next_batch_ >= batches_.size()) return std::nullopt;
+  const std::size_t k = next_batch_;
   auto& slot = slot_for(k);
   if (workers_.empty()) {
     // No worker threads: make this batch here.
@@ -235,7 +241,8 @@ std::optional<Batch> DataLoader::next() {
 
   Batch batch{device.images, device.targets, device.counts, slot.indices, k};
   lock.lock();
-  ++next_consumed_;
+  ++next_batch_;
+  if (!uploader_->hands_out_host_memory()) released_ = next_batch_;
   lock.unlock();
   work_ready_.notify_all();
   return batch;

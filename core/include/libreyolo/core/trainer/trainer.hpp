@@ -6,9 +6,11 @@
 #include <filesystem>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "libreyolo/core/config/resolved_options.hpp"
 #include "libreyolo/core/plugins/family_registry.hpp"
+#include "libreyolo/core/trainer/results_log.hpp"
 #include "libreyolo/core/trainer/run_folder.hpp"
 
 namespace libreyolo::core::trainer {
@@ -27,6 +29,7 @@ struct TrainOutcome {
   double best_map50_95 = -1;  // -1: never validated
   bool interrupted = false;   // Ctrl-C: last.pt saved, exit code 130
   bool stopped_early = false; // patience ran out
+  std::vector<EpochRecord> epochs;  // what results.csv got, epoch by epoch
 };
 
 TrainOutcome train(const TrainRequest& request);

@@ -33,6 +33,10 @@ struct LoaderOptions {
   int workers = 4;   // 0 makes samples on the calling thread (debugging, tiny datasets)
   int prefetch = 0;  // batch buffers in flight; 0 = max(2, workers / 2 + 1)
   torch::Device device = torch::kCPU;
+  // CPU only: hand out the loader's own batch buffers instead of copies, valid until the next
+  // call of next() (saves a copy of every batch; the trainer and `bench data` use it). CUDA
+  // batches are device copies either way.
+  bool reuse_batch_memory = false;
 };
 
 // A batch on the training device.
@@ -98,7 +102,8 @@ class DataLoader {
   std::vector<std::vector<std::size_t>> batches_;
   std::size_t next_job_batch_ = 0;
   std::size_t next_job_position_ = 0;
-  std::size_t next_consumed_ = 0;
+  std::size_t next_batch_ = 0;  // the next batch next() hands out
+  std::size_t released_ = 0;    // batches before this one no longer need their slot
   bool stopping_ = false;
   int busy_workers_ = 0;
   std::exception_ptr worker_error_;
