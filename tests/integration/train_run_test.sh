@@ -47,7 +47,7 @@ echo "ok: 1 epoch + resume 1 == 2 epochs straight ($(tail -1 compare.log))"
 # 4. Divergence: a test family whose loss turns NaN after two steps. Each such step is
 # skipped with a warning; several in a row stop the run with a clear message.
 if "$host" train model=divergingn data=$data imgsz=160 batch=4 workers=2 project=$work/runs name=diverge \
-     epochs=3 --plugin-dir "$fixture_families" > diverge.log 2>&1; then
+     epochs=3 device=cpu --plugin-dir "$fixture_families" > diverge.log 2>&1; then
   fail "a diverging run exited 0"
 fi
 grep -q "step skipped" diverge.log || { cat diverge.log; fail "no skipped-step warning"; }
