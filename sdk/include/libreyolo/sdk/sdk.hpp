@@ -6,6 +6,7 @@
 #include "libreyolo/sdk/detector.hpp"
 #include "libreyolo/sdk/family.hpp"
 #include "libreyolo/sdk/log.hpp"
+#include "libreyolo/sdk/losses/losses.hpp"
 #include "libreyolo/sdk/recipe.hpp"
 #include "libreyolo/sdk/registration.hpp"
 #include "libreyolo/sdk/targets.hpp"

@@ -1,0 +1,76 @@
+// The YOLOv9 family plugin: LibreYOLO's YOLOv9 (t, s, m, c) for detection, its recipe
+// (LibreYOLO's YOLO9Config) and its criterion (yolo9_loss.hpp).
+
+#include <libreyolo/sdk/sdk.hpp>
+
+#include "yolo9_detector.hpp"
+#include "yolo9_loss.hpp"
+
+namespace libreyolo::families::yolo9 {
+
+class Yolo9Family : public sdk::Family {
+ public:
+  sdk::FamilyInfo info() const override {
+    sdk::FamilyInfo info;
+    info.name = "yolo9";
+    info.display_name = "YOLOv9";
+    info.description = "YOLOv9 (GELAN) t/s/m/c, anchor-free DFL head, LibreYOLO-compatible weights";
+    info.sizes = {"t", "s", "m", "c"};
+    info.tasks = {"detect"};
+    info.default_imgsz = {{"t", 640}, {"s", 640}, {"m", 640}, {"c", 640}};
+    // LibreYOLO's yolo9 preprocessing: RGB, / 255, no mean/std.
+    info.input.channel_order = sdk::InputFormat::ChannelOrder::rgb;
+    info.input.scale = 1.0f / 255.0f;
+    // LibreYOLO's YOLO9MosaicMixupDataset: the 2x mosaic canvas is halved (no random affine),
+    // mixup blends with a Beta(32, 32) ratio, small tiles are not enlarged, boxes under 2 px go.
+    info.augment.mosaic_warp = sdk::AugmentStyle::MosaicWarp::half_resize;
+    info.augment.mixup = sdk::AugmentStyle::Mixup::beta_blend;
+    info.augment.upscale_mosaic_tiles = false;
+    info.augment.mosaic_min_box_side = 2.0f;
+    return info;
+  }
+
+  sdk::Policy policy() const override {
+    sdk::Policy policy;
+    policy.amp = true;
+    policy.sync_bn = true;  // BatchNorm in every block
+    policy.capture = sdk::CaptureRegion::network;
+    policy.supports_spawn = true;
+    return policy;
+  }
+
+  // LibreYOLO's YOLO9Config (libreyolo/training/config.py): only the fields it sets differently
+  // from TrainConfig; the rest (sgd, lr0 0.01, weight_decay 5e-4, nesterov, ...) are the host's
+  // defaults, which mirror TrainConfig.
+  sdk::Recipe recipe(const std::string&) const override {
+    sdk::Recipe recipe;
+    recipe.momentum = 0.937;
+    recipe.scheduler = "linear";
+    recipe.warmup_epochs = 3;
+    recipe.warmup_lr_start = 0.0001;
+    recipe.no_aug_epochs = 15;
+    recipe.min_lr_ratio = 0.01;
+    recipe.degrees = 0.0;
+    recipe.shear = 0.0;
+    recipe.mosaic_scale = sdk::Range{0.5, 1.5};
+    recipe.mixup_prob = 0.0;
+    recipe.ema_decay = 0.9999;
+    return recipe;
+  }
+
+  std::shared_ptr<sdk::Detector> create_detector(const sdk::ModelSpec& spec) const override {
+    return std::make_shared<Yolo9Detector>(spec.size, spec.num_classes);
+  }
+
+  std::shared_ptr<sdk::Criterion> create_criterion(sdk::Detector& detector,
+                                                   const sdk::CriterionSpec& spec) const override {
+    const auto* yolo9 = dynamic_cast<const Yolo9Detector*>(&detector);
+    const int num_classes = yolo9 ? static_cast<int>(yolo9->num_classes()) : spec.num_classes;
+    return make_yolo9_criterion(num_classes, static_cast<int>(kRegMax),
+                                std::vector<int64_t>(kStrides.begin(), kStrides.end()));
+  }
+};
+
+}  // namespace libreyolo::families::yolo9
+
+LIBREYOLO_REGISTER_FAMILY(libreyolo::families::yolo9::Yolo9Family)

@@ -1,0 +1,131 @@
+#include "yolo9_loss.hpp"
+
+#include <torch/torch.h>
+
+#include <libreyolo/sdk/losses/anchors.hpp>
+#include <libreyolo/sdk/losses/box_ops.hpp>
+#include <libreyolo/sdk/losses/dfl.hpp>
+#include <libreyolo/sdk/losses/task_aligned_assigner.hpp>
+#include <libreyolo/sdk/targets.hpp>
+
+#include <string>
+#include <utility>
+
+namespace libreyolo::families::yolo9 {
+
+namespace losses = libreyolo::sdk::losses;
+
+namespace {
+
+class Yolo9Criterion : public sdk::Criterion {
+ public:
+  Yolo9Criterion(int64_t num_classes, int64_t reg_max, std::vector<int64_t> strides, Yolo9LossGains gains)
+      : num_classes_(num_classes),
+        reg_max_(reg_max),
+        strides_(std::move(strides)),
+        gains_(gains),
+        assigner_(num_classes, assigner_options(reg_max)) {
+    TORCH_CHECK(num_classes > 0, "YOLOv9 criterion: num_classes must be positive");
+    TORCH_CHECK(reg_max > 1, "YOLOv9 criterion: reg_max must be at least 2");
+    TORCH_CHECK(!strides_.empty(), "YOLOv9 criterion: no strides");
+  }
+
+  sdk::LossOutput operator()(const std::vector<torch::Tensor>& outputs, const sdk::Targets& targets,
+                             const torch::Tensor&) override {
+    TORCH_CHECK(outputs.size() == strides_.size(), "YOLOv9 criterion: expected ", strides_.size(),
+                " output levels, got ", outputs.size());
+    const int64_t channels = 4 * reg_max_ + num_classes_;
+    std::vector<torch::Tensor> flat;
+    for (const auto& level : outputs) {
+      TORCH_CHECK(level.dim() == 4 && level.size(1) == channels, "YOLOv9 criterion: each output must be [B, ",
+                  channels, " (4*reg_max + nc), H, W], got ", level.sizes());
+      flat.push_back(level.to(torch::kFloat32).flatten(2));  // [B, C, H*W]
+    }
+    const auto p = torch::cat(flat, 2).transpose(1, 2);  // [B, A, 4R + C]
+    const int64_t batch = p.size(0), anchors = p.size(1);
+    const auto pred_dist = p.narrow(2, 0, 4 * reg_max_).reshape({batch, anchors, 4, reg_max_});
+    const auto pred_logits = p.narrow(2, 4 * reg_max_, num_classes_);
+
+    const auto& grid = anchors_for(outputs);
+    const auto points = grid.points;                // [A, 2] pixels
+    const auto strides = grid.strides;              // [A, 1]
+    const auto points_grid = points / strides;      // [A, 2] in units of each level's stride
+
+    // Boxes in grid units (pixels / stride), as LibreYOLO computes the box and DFL losses.
+    const auto pred_boxes_grid = losses::distance_to_bbox(losses::dfl_decode(pred_dist), points_grid);  // [B, A, 4]
+    const auto pred_boxes_px = pred_boxes_grid * strides;
+
+    const auto gt = targets.boxes.to(torch::kFloat32);  // [B, M, 5]
+    const auto gt_labels = gt.select(2, 0);
+    const auto gt_xyxy = losses::xywh_to_xyxy(gt.narrow(2, 1, 4));     // pixels
+    const auto assignment = assigner_(torch::sigmoid(pred_logits.detach()), pred_boxes_px.detach(), points,
+                                      strides, gt_labels, gt_xyxy, sdk::valid_mask(targets));
+
+    const auto target_scores_sum = assignment.scores.sum().clamp_min(1.0);
+    const auto weight = assignment.scores.sum(2);  // [B, A]; zero on background anchors
+
+    const auto loss_cls = torch::binary_cross_entropy_with_logits(pred_logits, assignment.scores, {}, {},
+                                                                  at::Reduction::Sum) / target_scores_sum;
+
+    // Background anchors get the anchor's own cell as a stand-in target (weight 0) so that the
+    // CIoU stays well conditioned everywhere and the whole batch is one dense computation.
+    const auto half_cell = torch::full({1, 2}, 0.5, points_grid.options());
+    const auto cell_box = torch::cat({points_grid - half_cell, points_grid + half_cell}, 1).unsqueeze(0);
+    const auto target_boxes_grid =
+        torch::where(assignment.foreground.unsqueeze(2), assignment.boxes / strides, cell_box);
+
+    const auto ciou = losses::box_iou(pred_boxes_grid, target_boxes_grid, losses::IoUKind::ciou);
+    const auto loss_box = ((1.0 - ciou) * weight).sum() / target_scores_sum;
+
+    const auto target_dist =
+        losses::bbox_to_distance(points_grid, target_boxes_grid, static_cast<double>(reg_max_) - 1.01);
+    const auto loss_dfl = (losses::dfl_loss(pred_dist, target_dist).mean(2) * weight).sum() / target_scores_sum;
+
+    const auto box = loss_box * gains_.box;
+    const auto cls = loss_cls * gains_.cls;
+    const auto dfl = loss_dfl * gains_.dfl;
+    return {box + cls + dfl, {{"box", box.detach()}, {"cls", cls.detach()}, {"dfl", dfl.detach()}}};
+  }
+
+  std::vector<std::string> component_names() const override { return {"box", "cls", "dfl"}; }
+
+ private:
+  static losses::TaskAlignedAssignerOptions assigner_options(int64_t reg_max) {
+    losses::TaskAlignedAssignerOptions options;  // topk 10, IoU^6 * score^0.5, CIoU
+    options.max_distance = static_cast<double>(reg_max) - 1.01;
+    options.ensure_one_anchor = true;
+    return options;
+  }
+
+  // Anchor points depend only on the level sizes and the device: rebuilt when either changes.
+  const losses::AnchorPoints& anchors_for(const std::vector<torch::Tensor>& outputs) {
+    std::vector<int64_t> key;
+    for (const auto& level : outputs) {
+      key.push_back(level.size(2));
+      key.push_back(level.size(3));
+    }
+    const auto device = outputs.front().device();
+    if (!anchors_.points.defined() || key != anchor_key_ || anchors_.points.device() != device) {
+      anchors_ = losses::make_anchors(outputs, strides_);
+      anchor_key_ = std::move(key);
+    }
+    return anchors_;
+  }
+
+  int64_t num_classes_;
+  int64_t reg_max_;
+  std::vector<int64_t> strides_;
+  Yolo9LossGains gains_;
+  losses::TaskAlignedAssigner assigner_;
+  losses::AnchorPoints anchors_;
+  std::vector<int64_t> anchor_key_;
+};
+
+}  // namespace
+
+std::shared_ptr<sdk::Criterion> make_yolo9_criterion(int num_classes, int reg_max, std::vector<int64_t> strides,
+                                                     Yolo9LossGains gains) {
+  return std::make_shared<Yolo9Criterion>(num_classes, reg_max, std::move(strides), gains);
+}
+
+}  // namespace libreyolo::families::yolo9

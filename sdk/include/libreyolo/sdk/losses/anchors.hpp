@@ -1,0 +1,32 @@
+#pragma once
+// Anchor points of anchor-free heads: one point per cell of every output level, at the cell
+// centre (offset 0.5), levels concatenated in order and cells row-major (y outer, x inner), the
+// order in which heads flatten [B, C, H, W] -> [B, H*W, C]. Shapes depend only on the feature
+// map sizes, so the result is fixed for a fixed input size.
+
+#include <torch/types.h>
+
+#include <cstdint>
+#include <utility>
+#include <vector>
+
+#include "libreyolo/sdk/export.hpp"
+
+namespace libreyolo::sdk::losses {
+
+struct AnchorPoints {
+  torch::Tensor points;   // [A, 2] float32 (x, y) in input pixels: (col + offset) * stride
+  torch::Tensor strides;  // [A, 1] float32: the stride of each point's level
+};
+
+// level_sizes[l] = (H_l, W_l); strides[l] is that level's stride in input pixels.
+LIBREYOLO_SDK_API AnchorPoints make_anchors(const std::vector<std::pair<int64_t, int64_t>>& level_sizes,
+                                            const std::vector<int64_t>& strides, const torch::Device& device,
+                                            double offset = 0.5);
+
+// The same, reading (H_l, W_l) from per-level feature maps [B, C, H_l, W_l] (shapes only; no
+// host synchronisation) and placing the result on their device.
+LIBREYOLO_SDK_API AnchorPoints make_anchors(const std::vector<torch::Tensor>& features,
+                                            const std::vector<int64_t>& strides, double offset = 0.5);
+
+}  // namespace libreyolo::sdk::losses
