@@ -8,7 +8,7 @@
 
 #include "commands.hpp"
 #include "host_setup.hpp"
-#include "libreyolo/core/checkpoint/checkpoint_io.hpp"
+#include "libreyolo/core/checkpoint/checkpoint.hpp"
 #include "libreyolo/core/checkpoint/state_dict.hpp"
 #include "libreyolo/core/config/option_table.hpp"
 #include "libreyolo/core/data/cache/cache_mode.hpp"
@@ -34,10 +34,11 @@ int run_val(const Args& args) {
   const auto& o = run.options;
   const auto device = core::trainer::choose_device(o.get_text("device"));
   const auto dataset = core::data::load_dataset(o.get_text("data"), bundled_datasets_dir());
-  const auto saved = core::checkpoint::load_checkpoint(*run.weights);
-  for (const auto& warning : saved.warnings) core::log::warn(run.weights->string(), ": ", warning);
+  const auto& file = run.weights->file;
+  const auto& saved = *run.weights->checkpoint;
+  for (const auto& warning : saved.warnings) core::log::warn(file.string(), ": ", warning);
   if (saved.metadata.nc != dataset.nc()) {
-    throw core::Error(run.weights->string() + " predicts " + std::to_string(saved.metadata.nc) + " classes",
+    throw core::Error(file.string() + " predicts " + std::to_string(saved.metadata.nc) + " classes",
                       "the dataset " + o.get_text("data") + " has " + std::to_string(dataset.nc()),
                       "validate on the dataset the weights were trained for");
   }
@@ -49,7 +50,7 @@ int run_val(const Args& args) {
                                                                                      : static_cast<int>(saved.metadata.imgsz);
   torch::manual_seed(0);
   auto model = run.family->family->create_detector({run.size, dataset.nc(), imgsz});
-  core::checkpoint::load_state_dict_into(*model, saved.model, /*strict=*/true, run.weights->string());
+  core::checkpoint::load_state_dict_into(*model, saved.model, /*strict=*/true, file.string());
   model->to(device);
 
   core::data::SplitLoadOptions load;

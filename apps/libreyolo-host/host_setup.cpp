@@ -66,10 +66,10 @@ ModelRun resolve_model_run(const std::string& command, const Args& args,
   run.registry = load_families(run.user);
   if (is_checkpoint_path(*model)) {
     // A LibreYOLO .pt names its family and size in its metadata.
-    const auto saved = core::checkpoint::load_checkpoint(*model);
-    run.family = &run.registry.require(saved.metadata.model_family);
-    run.size = saved.metadata.size;
-    run.weights = std::filesystem::path(*model);
+    auto saved = std::make_shared<const core::checkpoint::Checkpoint>(core::checkpoint::load_checkpoint(*model));
+    run.family = &run.registry.require(saved->metadata.model_family);
+    run.size = saved->metadata.size;
+    run.weights = core::trainer::StartWeights{*model, std::move(saved)};
   } else {
     const auto name = run.registry.resolve_model_name(*model);
     run.family = name.family;

@@ -32,7 +32,7 @@ struct ModelRun {
   const core::plugins::LoadedFamily* family = nullptr;
   std::string size;
   core::config::ResolvedOptions options;
-  std::optional<std::filesystem::path> weights;  // model=file.pt
+  std::optional<core::trainer::StartWeights> weights;  // model=file.pt, read once
 };
 
 // share/libreyolo/datasets of this install (or of the source tree, for a build tree).

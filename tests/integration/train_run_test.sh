@@ -29,6 +29,12 @@ grep -q "mAP50-95" val.log || fail "val printed no mAP"
 [ -s "$work/val/exp/predictions.json" ] && [ -s "$work/val/exp/ground_truth.json" ] || fail "val wrote no COCO JSON"
 echo "ok: best.pt validates with val ($(grep -o 'mAP50 [0-9.e-]*  mAP50-95 [0-9.e-]*' val.log))"
 
+# A run can start from a checkpoint: model=best.pt names the family and size itself.
+"$host" train model=$run/weights/best.pt data=$data imgsz=160 batch=8 workers=2 project=$work/runs name=finetune \
+  epochs=1 device=cpu > finetune.log 2>&1 || { cat finetune.log; fail "training from best.pt"; }
+grep -q "starting from .*best.pt" finetune.log || fail "fine-tuning did not say which weights it started from"
+echo "ok: model=best.pt starts a new run from those weights"
+
 # 2. A second run with the same name goes to straight2.
 "$host" train "${common[@]}" epochs=1 name=straight > second.log 2>&1 || fail "second run"
 [ -d "$work/runs/straight2" ] || fail "no straight2 run folder"

@@ -41,8 +41,9 @@ void log_precision(const amp::PrecisionPlan& plan) {
 // The weights the run starts from: fresh (seeded) or model=file.pt. A class count different
 // from the dataset's keeps every weight but the mismatched head, which stays freshly
 // initialised (and says so).
-void load_start_weights(sdk::Detector& model, const fs::path& file, int num_classes) {
-  const auto loaded = checkpoint::load_checkpoint(file);
+void load_start_weights(sdk::Detector& model, const StartWeights& weights, int num_classes) {
+  const auto& file = weights.file;
+  const auto& loaded = *weights.checkpoint;
   for (const auto& warning : loaded.warnings) log::warn(file.string(), ": ", warning);
   const bool same_classes = loaded.metadata.nc == num_classes;
   const auto report = checkpoint::load_state_dict_into(model, loaded.model, same_classes, file.string());

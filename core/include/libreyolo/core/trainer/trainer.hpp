@@ -4,6 +4,7 @@
 // are small functions named after what they do.
 
 #include <filesystem>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -13,14 +14,24 @@
 #include "libreyolo/core/trainer/results_log.hpp"
 #include "libreyolo/core/trainer/run_folder.hpp"
 
+namespace libreyolo::core::checkpoint {
+struct Checkpoint;
+}
+
 namespace libreyolo::core::trainer {
+
+// A .pt file given as model=, read once (the CLI reads it to learn the family and size).
+struct StartWeights {
+  std::filesystem::path file;
+  std::shared_ptr<const checkpoint::Checkpoint> checkpoint;
+};
 
 struct TrainRequest {
   config::ResolvedOptions options;  // the resolved `train` options
   const plugins::LoadedFamily* family = nullptr;
   std::string size;
   std::filesystem::path bundled_datasets;       // share/libreyolo/datasets of this install
-  std::optional<std::filesystem::path> weights;  // model=file.pt: start from these weights
+  std::optional<StartWeights> weights;  // model=file.pt: start from these weights
 };
 
 struct TrainOutcome {
