@@ -66,6 +66,14 @@ std::vector<std::pair<std::string, double>> train_one_epoch(Session& s, int epoc
 
 }  // namespace
 
+Error out_of_memory_error(int batch, int imgsz, const std::string& device, const std::string& detail) {
+  const auto first_line = detail.substr(0, detail.find('\n'));
+  return Error("out of memory on " + device + " at batch=" + std::to_string(batch) + " imgsz=" + std::to_string(imgsz),
+               first_line,
+               "lower batch (e.g. batch=" + std::to_string(std::max(1, batch / 2)) +
+                   ", with nbs= to keep the nominal batch), lower imgsz, or keep amp=true (half the activation memory)");
+}
+
 TrainOutcome train(const TrainRequest& request) {
   Session s;
   const auto config = make_train_config(request.options);
@@ -95,7 +103,12 @@ TrainOutcome train(const TrainRequest& request) {
   for (int epoch = s.progress.start_epoch; epoch < s.config.epochs; ++epoch) {
     double seconds = 0;
     std::size_t images = 0;
-    const auto losses = train_one_epoch(s, epoch, display, seconds, images);
+    std::vector<std::pair<std::string, double>> losses;
+    try {
+      losses = train_one_epoch(s, epoch, display, seconds, images);
+    } catch (const c10::OutOfMemoryError& e) {
+      throw out_of_memory_error(s.config.batch, s.config.imgsz, s.device.str(), e.what());
+    }
     if (InterruptGuard::requested()) {
       save_checkpoint_file(s, s.run.weights / "last.pt", epoch - 1);
       log::warn("interrupted during epoch ", epoch + 1, ": saved ", (s.run.weights / "last.pt").string(),

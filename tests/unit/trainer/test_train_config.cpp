@@ -3,6 +3,7 @@
 #include "libreyolo/core/config/user_options.hpp"
 #include "libreyolo/core/error.hpp"
 #include "libreyolo/core/trainer/train_config.hpp"
+#include "libreyolo/core/trainer/trainer.hpp"
 
 using namespace libreyolo::core;
 
@@ -29,4 +30,13 @@ TEST_CASE("train config: nonsense values are refused with the valid range") {
   CHECK_THROWS_WITH_AS(config_from({"data=d", "batch=0"}), doctest::Contains("-1 for autobatch"), Error);
   CHECK_THROWS_WITH_AS(config_from({"data=d", "epochs=0"}), doctest::Contains("epochs=0 is out of range"), Error);
   CHECK_THROWS_WITH_AS(config_from({"model=x"}), doctest::Contains("train needs a dataset"), Error);
+}
+
+TEST_CASE("out of memory: the message names the batch and says what to lower") {
+  const auto error = trainer::out_of_memory_error(32, 640, "cuda:0", "CUDA out of memory. Tried to allocate 2.00 GiB\nmore");
+  const std::string message = error.what();
+  CHECK(message.find("out of memory on cuda:0 at batch=32 imgsz=640") != std::string::npos);
+  CHECK(message.find("Tried to allocate 2.00 GiB") != std::string::npos);
+  CHECK(message.find("more") == std::string::npos);
+  CHECK(message.find("batch=16") != std::string::npos);
 }

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "libreyolo/core/config/resolved_options.hpp"
+#include "libreyolo/core/error.hpp"
 #include "libreyolo/core/plugins/family_registry.hpp"
 #include "libreyolo/core/trainer/results_log.hpp"
 #include "libreyolo/core/trainer/run_folder.hpp"
@@ -44,5 +45,9 @@ struct TrainOutcome {
 };
 
 TrainOutcome train(const TrainRequest& request);
+
+// The error a run ends with when the device runs out of memory: names the batch size and
+// input size and says what to lower. `detail` is the allocator's own first line.
+core::Error out_of_memory_error(int batch, int imgsz, const std::string& device, const std::string& detail);
 
 }  // namespace libreyolo::core::trainer
