@@ -1,5 +1,8 @@
 #include "head.hpp"
 
+#include "libreyolo/sdk/losses/anchors.hpp"
+#include "libreyolo/sdk/losses/dfl.hpp"
+
 #include <torch/torch.h>
 
 #include <algorithm>
@@ -59,38 +62,6 @@ std::vector<torch::Tensor> DDetectImpl::forward(const std::vector<torch::Tensor>
   return out;
 }
 
-std::pair<torch::Tensor, torch::Tensor> make_anchors(const std::vector<torch::Tensor>& feats,
-                                                     const std::array<int64_t, 3>& strides,
-                                                     double grid_cell_offset) {
-  std::vector<torch::Tensor> points, level_strides;
-  for (size_t i = 0; i < feats.size(); ++i) {
-    const auto options = torch::TensorOptions().dtype(torch::kFloat32).device(feats[i].device());
-    const auto ys = torch::arange(feats[i].size(2), options) + grid_cell_offset;
-    const auto xs = torch::arange(feats[i].size(3), options) + grid_cell_offset;
-    const auto grid = torch::meshgrid({ys, xs}, "ij");
-    auto centers = torch::stack({grid[1].reshape(-1), grid[0].reshape(-1)}, 1);
-    level_strides.push_back(torch::full({centers.size(0), 1}, static_cast<double>(strides[i]), options));
-    points.push_back(std::move(centers));
-  }
-  return {torch::cat(points, 0), torch::cat(level_strides, 0)};
-}
-
-torch::Tensor dfl_integral(const torch::Tensor& box_logits, int64_t reg_max) {
-  const int64_t batch = box_logits.size(0), anchors = box_logits.size(2);
-  const auto weights = box_logits.reshape({batch, 4, reg_max, anchors}).softmax(2);
-  const auto project = torch::arange(reg_max, weights.options()).view({1, 1, reg_max, 1});
-  return (weights * project).sum(2);
-}
-
-torch::Tensor dist2bbox(const torch::Tensor& distance, const torch::Tensor& anchor_points, bool xywh,
-                        int64_t dim) {
-  const auto parts = distance.chunk(2, dim);
-  const auto x1y1 = anchor_points - parts[0];
-  const auto x2y2 = anchor_points + parts[1];
-  if (xywh) return torch::cat({(x1y1 + x2y2) / 2, x2y2 - x1y1}, dim);
-  return torch::cat({x1y1, x2y2}, dim);
-}
-
 std::pair<torch::Tensor, torch::Tensor> decode_outputs(const std::vector<torch::Tensor>& outputs,
                                                        int64_t num_classes, int64_t reg_max,
                                                        const std::array<int64_t, 3>& strides) {
@@ -104,11 +75,14 @@ std::pair<torch::Tensor, torch::Tensor> decode_outputs(const std::vector<torch::
     flat.push_back(level.to(torch::kFloat32).reshape({batch, channels, -1}));
   }
   const auto all = torch::cat(flat, 2);  // [B, no, N]
-  const auto [points, point_strides] = make_anchors(outputs, strides, 0.5);
-  const auto distance = dfl_integral(all.narrow(1, 0, 4 * reg_max), reg_max);       // [B, 4, N]
-  const auto boxes = dist2bbox(distance, points.t().unsqueeze(0), false, 1) * point_strides.t();
+  // The SDK's anchor, DFL and distance helpers (shared with the loss): anchor points in input
+  // pixels, expected bins per side scaled by each point's stride.
+  const auto anchors = sdk::losses::make_anchors(outputs, {strides.begin(), strides.end()});
+  const auto logits = all.narrow(1, 0, 4 * reg_max).view({batch, 4, reg_max, -1}).permute({0, 3, 1, 2});
+  const auto distance = sdk::losses::dfl_decode(logits) * anchors.strides;  // [B, N, 4] pixels
+  const auto boxes = sdk::losses::distance_to_bbox(distance, anchors.points);
   const auto scores = all.narrow(1, 4 * reg_max, num_classes).sigmoid();
-  return {boxes.transpose(1, 2), scores.transpose(1, 2)};
+  return {boxes, scores.transpose(1, 2)};
 }
 
 }  // namespace libreyolo::families::yolo9

@@ -1,6 +1,7 @@
 #pragma once
 // YOLOv9's decoupled anchor-free detection head (LibreYOLO's DDetect) and the inference decode
-// it uses: anchor points at cell centres, the DFL integral over reg_max bins, dist2bbox.
+// it uses: anchor points at cell centres, the DFL integral over reg_max bins, dist2bbox
+// (through the SDK's shared helpers in libreyolo/sdk/losses/).
 //
 // State-dict keys: head.cv2.<level>.{0,1}.{conv,bn}.* and head.cv2.<level>.2.{weight,bias}
 // (box towers), head.cv3.<level>.... (class towers). Python's `stride` buffer and DFL's
@@ -64,22 +65,6 @@ class DDetectImpl : public torch::nn::Module {
   std::vector<HeadTower> class_towers_;
 };
 TORCH_MODULE(DDetect);
-
-// Anchor points (cell centres + offset, in grid units of their level) and their strides for
-// feature maps [B, C, H_i, W_i], levels concatenated, cells row-major:
-// points [N, 2] (x, y), strides [N, 1]. Float32 on the maps' device.
-std::pair<torch::Tensor, torch::Tensor> make_anchors(const std::vector<torch::Tensor>& feats,
-                                                     const std::array<int64_t, 3>& strides = kStrides,
-                                                     double grid_cell_offset = 0.5);
-
-// DFL integral: [B, 4 * reg_max, N] logits -> [B, 4, N] expected distances (in bins),
-// softmax over each side's reg_max bins times 0..reg_max-1.
-torch::Tensor dfl_integral(const torch::Tensor& box_logits, int64_t reg_max = kRegMax);
-
-// (l, t, r, b) distances [B, 4, N] around points [1 or B, 2, N] -> boxes along `dim`:
-// xyxy, or (cx, cy, w, h) when xywh.
-torch::Tensor dist2bbox(const torch::Tensor& distance, const torch::Tensor& anchor_points,
-                        bool xywh = false, int64_t dim = 1);
 
 // Raw head outputs (per level [B, 4 * reg_max + nc, H, W]) -> boxes [B, N, 4] xyxy in input
 // pixels and scores [B, N, nc] (sigmoid), in float32: LibreYOLO's DDetect inference path.

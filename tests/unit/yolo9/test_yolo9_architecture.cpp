@@ -3,6 +3,8 @@
 // tests/python/yolo9_reference_keys.py) a numerical forward with identical deterministic weights.
 #include "../torch_doctest.hpp"
 
+#include "libreyolo/sdk/losses/anchors.hpp"
+
 #include <algorithm>
 #include <cctype>
 #include <cmath>
@@ -314,9 +316,9 @@ TEST_CASE("yolo9: decode of known logits (DFL integral, anchors, dist2bbox)") {
   CHECK(boxes[0][20][2].item<float>() == doctest::Approx(16.0 + 240.0));
   CHECK(scores[0][0][0].item<float>() == doctest::Approx(0.5));
   CHECK(scores[1][0][2].item<float>() == doctest::Approx(1.0));
-  const auto [points, strides] = make_anchors(outputs);
-  CHECK(points.sizes().vec() == std::vector<int64_t>{21, 2});
-  CHECK(strides[16][0].item<float>() == 16.0f);
+  const auto anchors = libreyolo::sdk::losses::make_anchors(outputs, {8, 16, 32});
+  CHECK(anchors.points.sizes().vec() == std::vector<int64_t>{21, 2});
+  CHECK(anchors.strides[16][0].item<float>() == 16.0f);
 }
 
 TEST_CASE("yolo9: state_dict and forward match LibreYOLO's (fixtures from the Python script)") {
