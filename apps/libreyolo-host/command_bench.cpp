@@ -1,11 +1,14 @@
-// `libreyolo-host bench data|step|train`: the measurements docs/benchmarks.md quotes, as
+// `libreyolo-host bench data|step|capture|train`: the measurements docs/benchmarks.md quotes, as
 // commands users can run on their own machines. Each prints a one-line summary and can write
 // JSON (json=FILE).
 //
 //   bench data   the data loader alone (scan, decode-once cache, mosaic augmentation, batching),
 //                steady-state images/s after warm-up; device=0 includes the pinned H2D upload.
 //   bench step   one real augmented batch replayed through the full training step (forward,
-//                loss, backward, optimizer, EMA): fastest and median ms/step, images/s, memory.
+//                loss, backward, optimizer, EMA): fastest and median ms/step, images/s, memory,
+//                and on CUDA the kernels per step and GPU busy time (Kineto).
+//   bench capture  bench step twice from the same start, eager and with cuda_graph=true:
+//                speedup, memory, and whether the loss trajectories and gradients agree.
 //   bench train  a real training run (a normal run folder); images/s excluding the first epoch.
 
 #include <chrono>
@@ -135,23 +138,71 @@ void write_json(const std::string& file, const std::string& body) {
   if (!out) throw core::Error("cannot write " + file, "the write failed", "check the path");
 }
 
+// The fields of one step measurement, as JSON members (no braces).
+std::string step_fields(const core::trainer::StepBenchmark& r, const std::string& indent) {
+  std::ostringstream json;
+  json << indent << "\"batch\": " << r.batch << ",\n" << indent << "\"imgsz\": " << r.imgsz << ",\n" << indent
+       << "\"device\": \"" << r.device << "\",\n" << indent << "\"cuda_graph\": " << (r.cuda_graph ? "true" : "false")
+       << ",\n" << indent << "\"fastest_ms\": " << r.fastest_ms << ",\n" << indent << "\"median_ms\": " << r.median_ms
+       << ",\n" << indent << "\"images_per_second\": " << r.images_per_second << ",\n" << indent
+       << "\"peak_memory_gb\": " << r.peak_memory_gb << ",\n" << indent << "\"kernels_per_step\": " << r.kernels_per_step
+       << ",\n" << indent << "\"gpu_busy_ms\": " << r.gpu_busy_ms << ",\n" << indent << "\"captures\": " << r.captures
+       << ",\n" << indent << "\"replays\": " << r.replays << ",\n" << indent << "\"steps\": " << r.steps << ",\n"
+       << indent << "\"losses\": [";
+  for (std::size_t i = 0; i < r.losses.size(); ++i) json << (i ? ", " : "") << r.losses[i];
+  json << "]";
+  return json.str();
+}
+
+std::string step_line(const core::trainer::StepBenchmark& r) {
+  std::ostringstream line;
+  line << "fastest " << r.fastest_ms << " ms, median " << r.median_ms << " ms/step, " << r.images_per_second
+       << " images/s, peak memory " << r.peak_memory_gb << " GB";
+  if (r.kernels_per_step >= 0) {
+    line << ", " << r.kernels_per_step << " kernels/step, GPU busy " << r.gpu_busy_ms << " ms/step ("
+         << static_cast<int>(100.0 * r.gpu_busy_ms / r.fastest_ms + 0.5) << "% of the fastest step)";
+  }
+  return line.str();
+}
+
 int bench_step(const Args& args) {
   const auto run = resolve_model_run("bench step", args, core::config::bench_options());
   const auto result = core::trainer::benchmark_step(make_train_request(run), static_cast<int>(run.options.get_int("warmup")),
                                                     static_cast<int>(run.options.get_int("steps")));
   const auto machine = core::util::machine_info();
   const std::string model = run.family->info.name + run.size;
+  const std::string amp = run.options.get_bool("amp") ? "true" : "false";
   std::cout << "bench step: " << model << " batch " << result.batch << " imgsz " << result.imgsz << " on "
-            << result.device << ": fastest " << result.fastest_ms << " ms, median " << result.median_ms
-            << " ms/step, " << result.images_per_second << " images/s, peak memory " << result.peak_memory_gb
-            << " GB (amp=" << (run.options.get_bool("amp") ? "true" : "false") << ", " << result.steps
-            << " timed steps)\n";
+            << result.device << ": " << step_line(result) << " (amp=" << amp
+            << ", cuda_graph=" << (result.cuda_graph ? "true" : "false") << ", " << result.steps << " timed steps)\n";
   std::ostringstream json;
-  json << "{\n  \"benchmark\": \"step\",\n  \"model\": \"" << model << "\",\n  \"batch\": " << result.batch
-       << ",\n  \"imgsz\": " << result.imgsz << ",\n  \"device\": \"" << result.device << "\",\n  \"amp\": "
-       << (run.options.get_bool("amp") ? "true" : "false") << ",\n  \"fastest_ms\": " << result.fastest_ms
-       << ",\n  \"median_ms\": " << result.median_ms << ",\n  \"images_per_second\": " << result.images_per_second
-       << ",\n  \"peak_memory_gb\": " << result.peak_memory_gb << ",\n  \"steps\": " << result.steps
+  json << "{\n  \"benchmark\": \"step\",\n  \"model\": \"" << model << "\",\n  \"amp\": " << amp << ",\n"
+       << step_fields(result, "  ") << ",\n  \"cpu\": \"" << machine.cpu_model << "\",\n  \"date\": \""
+       << machine.date_utc << "\"\n}\n";
+  write_json(run.options.get_text("json"), json.str());
+  return kExitOk;
+}
+
+int bench_capture(const Args& args) {
+  const auto run = resolve_model_run("bench capture", args, core::config::bench_options());
+  const auto r = core::trainer::benchmark_capture(make_train_request(run), static_cast<int>(run.options.get_int("warmup")),
+                                                  static_cast<int>(run.options.get_int("steps")));
+  const auto machine = core::util::machine_info();
+  const std::string model = run.family->info.name + run.size;
+  const std::string amp = run.options.get_bool("amp") ? "true" : "false";
+  std::cout << "bench capture: " << model << " batch " << r.eager.batch << " imgsz " << r.eager.imgsz << " on "
+            << r.eager.device << " (amp=" << amp << ")\n  eager:    " << step_line(r.eager) << "\n  captured: "
+            << step_line(r.captured) << " (" << r.captured.captures << " capture, " << r.captured.replays
+            << " replays)\n  speedup " << r.speedup << "x (fastest steps); loss trajectories: " << r.identical_losses
+            << " of " << r.eager.losses.size() << " steps bitwise equal, largest relative difference "
+            << r.max_loss_difference << "; gradients of one more batch: largest relative difference "
+            << r.max_gradient_difference << "\n";
+  std::ostringstream json;
+  json << "{\n  \"benchmark\": \"capture\",\n  \"model\": \"" << model << "\",\n  \"amp\": " << amp
+       << ",\n  \"eager\": {\n" << step_fields(r.eager, "    ") << "\n  },\n  \"captured\": {\n"
+       << step_fields(r.captured, "    ") << "\n  },\n  \"speedup\": " << r.speedup
+       << ",\n  \"identical_losses\": " << r.identical_losses << ",\n  \"max_loss_difference\": "
+       << r.max_loss_difference << ",\n  \"max_gradient_difference\": " << r.max_gradient_difference
        << ",\n  \"cpu\": \"" << machine.cpu_model << "\",\n  \"date\": \"" << machine.date_utc << "\"\n}\n";
   write_json(run.options.get_text("json"), json.str());
   return kExitOk;
@@ -179,15 +230,17 @@ int bench_train(const Args& args) {
 
 int run_bench(const Args& args) {
   if (args.empty() || args.front().find('=') != std::string::npos || args.front().rfind("--", 0) == 0) {
-    throw core::Error("bench needs a subject", "bench data | bench step | bench train",
+    throw core::Error("bench needs a subject", "bench data | bench step | bench capture | bench train",
                       "e.g. libreyolo-host bench data data=coco128 imgsz=640 batch=16 workers=8 cache=ram");
   }
   const std::string what = args.front();
   const Args rest(args.begin() + 1, args.end());
   if (what == "data") return bench_data(rest);
   if (what == "step") return bench_step(rest);
+  if (what == "capture") return bench_capture(rest);
   if (what == "train") return bench_train(rest);
-  throw core::Error("unknown bench '" + what + "'", "expected data, step or train", "e.g. libreyolo-host bench data ...");
+  throw core::Error("unknown bench '" + what + "'", "expected data, step, capture or train",
+                    "e.g. libreyolo-host bench data ...");
 }
 
 }  // namespace libreyolo::app

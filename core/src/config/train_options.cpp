@@ -82,7 +82,7 @@ OptionTable train_options() {
 
 OptionTable bench_options() {
   OptionTable table = train_options();
-  table.add(opt("steps", T::integer, "100", "batches (bench data) or steps (bench step) to time"))
+  table.add(opt("steps", T::integer, "100", "batches (bench data) or steps (bench step, bench capture) to time"))
       .add(opt("warmup", T::integer, "10", "batches or steps run before timing starts"))
       .add(opt("json", T::text, "", "write the result as JSON to this file"));
   return table;

@@ -5,9 +5,11 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cmath>
 
 #include "libreyolo/core/device/cuda_info.hpp"
 #include "libreyolo/core/error.hpp"
+#include "libreyolo/core/profiler/kernel_recorder.hpp"
 #include "session.hpp"
 
 namespace libreyolo::core::trainer {
@@ -15,43 +17,134 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 
+// Steps recorded by the kernel profiler after the timed ones (their own timing is not used:
+// the profiler slows the host down).
+constexpr int kProfiledSteps = 5;
+
 void synchronize(const torch::Device& device) {
   if (device.is_cuda()) torch::cuda::synchronize(device.index());
 }
 
-}  // namespace
+struct PreparedBench {
+  Session session;
+  std::optional<data::Batch> batch;
+};
 
-StepBenchmark benchmark_step(const TrainRequest& request, int warmup, int steps) {
-  if (steps < 1 || warmup < 0) throw Error("bench step needs steps >= 1", "nothing to time", "pass steps=24");
-  Session s;
+void prepare(PreparedBench& bench, const TrainRequest& request, bool cuda_graph) {
+  auto& s = bench.session;
   prepare_session(s, request);
+  if (cuda_graph != s.config.cuda_graph) s.capture = make_capture_manager(s, cuda_graph);
   s.model->train();
   s.model->on_epoch_start({0, s.config.epochs, true});
   s.loader->start_epoch({0, true});
-  const auto batch = s.loader->next();
-  if (!batch) throw Error("the dataset gave no batch", "the train split is empty", "check data=");
+  bench.batch = s.loader->next();
+  if (!bench.batch) throw Error("the dataset gave no batch", "the train split is empty", "check data=");
+}
+
+void record_kernels(Session& s, const data::Batch& batch, const optim::AccumulationWindow& window,
+                    std::mt19937_64& rng, StepBenchmark& result) {
+  if (!s.device.is_cuda()) return;
+  profiler::KernelRecorder recorder;
+  synchronize(s.device);
+  recorder.start();
+  for (int i = 0; i < kProfiledSteps; ++i) train_step(s, batch, window, rng);
+  synchronize(s.device);
+  const auto summary = profiler::summarize(recorder.stop());
+  result.kernels_per_step = static_cast<double>(summary.events) / kProfiledSteps;
+  result.gpu_busy_ms = summary.busy_us / 1000.0 / kProfiledSteps;
+}
+
+StepBenchmark run_steps(Session& s, const data::Batch& batch, int warmup, int steps) {
+  if (steps < 1 || warmup < 0) throw Error("bench needs steps >= 1", "nothing to time", "pass steps=24");
   std::mt19937_64 rng(static_cast<std::uint64_t>(s.config.seed));
   const optim::AccumulationWindow window{0, true, true, 1};
-  for (int i = 0; i < warmup; ++i) train_step(s, *batch, window, rng);
+  StepBenchmark result;
+  for (int i = 0; i < warmup; ++i) result.losses.push_back(train_step(s, batch, window, rng).sum().item<double>());
   synchronize(s.device);
   device::reset_peak_memory(s.device);
   std::vector<double> ms;
   for (int i = 0; i < steps; ++i) {
     const auto start = Clock::now();
-    train_step(s, *batch, window, rng);
+    const auto losses = train_step(s, batch, window, rng);
     synchronize(s.device);
     ms.push_back(std::chrono::duration<double, std::milli>(Clock::now() - start).count());
+    result.losses.push_back(losses.sum().item<double>());
   }
+  result.peak_memory_gb = device::peak_memory_gb(s.device);
+  record_kernels(s, batch, window, rng, result);
   std::sort(ms.begin(), ms.end());
-  StepBenchmark result;
-  result.batch = static_cast<int>(batch->images.size(0));
+  result.batch = static_cast<int>(batch.images.size(0));
   result.imgsz = s.config.imgsz;
   result.steps = steps;
   result.device = s.device.str();
+  result.cuda_graph = s.capture->active();
   result.fastest_ms = ms.front();
   result.median_ms = ms[ms.size() / 2];
   result.images_per_second = result.batch / (result.median_ms / 1000.0);
-  result.peak_memory_gb = device::peak_memory_gb(s.device);
+  const auto& counters = s.capture->counters();
+  result.captures = counters.captures;
+  result.replays = counters.replays;
+  result.eager_forwards = counters.eager;
+  return result;
+}
+
+// The gradients of one more batch (no optimizer step), copied to the CPU.
+std::vector<torch::Tensor> gradients_of_one_batch(Session& s, const data::Batch& batch) {
+  std::mt19937_64 rng(static_cast<std::uint64_t>(s.config.seed));
+  s.optimizer->zero_grad();
+  forward_backward(s, batch, 1, rng);
+  std::vector<torch::Tensor> grads;
+  for (const auto& p : s.model->parameters()) {
+    grads.push_back(p.grad().defined() ? p.grad().to(torch::kCPU, torch::kFloat64) : torch::Tensor());
+  }
+  return grads;
+}
+
+double max_relative_difference(const std::vector<torch::Tensor>& a, const std::vector<torch::Tensor>& b) {
+  double worst = 0;
+  for (std::size_t i = 0; i < a.size() && i < b.size(); ++i) {
+    if (!a[i].defined() || !b[i].defined()) {
+      if (a[i].defined() != b[i].defined()) worst = std::max(worst, 1.0);
+      continue;
+    }
+    const double scale = std::max(a[i].abs().max().item<double>(), 1e-12);
+    worst = std::max(worst, (a[i] - b[i]).abs().max().item<double>() / scale);
+  }
+  return worst;
+}
+
+}  // namespace
+
+StepBenchmark benchmark_step(const TrainRequest& request, int warmup, int steps) {
+  PreparedBench bench;
+  prepare(bench, request, make_train_config(request.options).cuda_graph);
+  return run_steps(bench.session, *bench.batch, warmup, steps);
+}
+
+CaptureBenchmark benchmark_capture(const TrainRequest& request, int warmup, int steps) {
+  CaptureBenchmark result;
+  std::vector<torch::Tensor> eager_grads, captured_grads;
+  {  // one session at a time, so that each peak memory is its own
+    PreparedBench bench;
+    prepare(bench, request, false);
+    result.eager = run_steps(bench.session, *bench.batch, warmup, steps);
+    eager_grads = gradients_of_one_batch(bench.session, *bench.batch);
+  }
+  {
+    PreparedBench bench;
+    prepare(bench, request, true);
+    result.captured = run_steps(bench.session, *bench.batch, warmup, steps);
+    captured_grads = gradients_of_one_batch(bench.session, *bench.batch);
+  }
+  result.speedup = result.eager.fastest_ms / result.captured.fastest_ms;
+  const auto& a = result.eager.losses;
+  const auto& b = result.captured.losses;
+  for (std::size_t i = 0; i < a.size() && i < b.size(); ++i) {
+    if (a[i] == b[i]) ++result.identical_losses;
+    const double scale = std::max(std::abs(a[i]), 1e-12);
+    result.max_loss_difference = std::max(result.max_loss_difference, std::abs(a[i] - b[i]) / scale);
+  }
+  result.max_gradient_difference = max_relative_difference(eager_grads, captured_grads);
   return result;
 }
 

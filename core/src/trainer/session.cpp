@@ -4,6 +4,7 @@
 
 #include <torch/torch.h>
 
+#include "libreyolo/core/capture/region_graph.hpp"
 #include "libreyolo/core/checkpoint/checkpoint_io.hpp"
 #include "libreyolo/core/checkpoint/state_dict.hpp"
 #include "libreyolo/core/data/cache/cache_mode.hpp"
@@ -131,6 +132,7 @@ void build_model(Session& s, const TrainRequest& request) {
   s.model->to(s.device);
   if (s.device.is_cuda()) to_channels_last(*s.model);
   s.criterion = s.family->family->create_criterion(*s.model, {s.dataset.nc(), s.config.imgsz});
+  s.capture = make_capture_manager(s, s.config.cuda_graph);
   if (s.config.ema) {
     s.eval_model = s.family->family->create_detector(spec);  // holds the EMA weights for validation
     s.eval_model->to(s.device);
@@ -160,6 +162,16 @@ void build_optimization(Session& s) {
 
 }  // namespace
 
+std::unique_ptr<capture::CaptureManager> make_capture_manager(const Session& s, bool cuda_graph) {
+  capture::CaptureRequest request;
+  request.cuda_graph = cuda_graph;
+  request.cuda_device = s.device.is_cuda();
+  request.region = s.family->policy.capture;
+  request.family = s.family->info.name;
+  return std::make_unique<capture::CaptureManager>(request, *s.model,
+                                                   cuda_graph ? capture::make_cuda_graph_recorder() : nullptr);
+}
+
 void prepare_session(Session& s, const TrainRequest& request) {
   s.config = make_train_config(request.options);
   s.options = request.options;
@@ -174,10 +186,9 @@ void prepare_session(Session& s, const TrainRequest& request) {
   build_optimization(s);
 }
 
-torch::Tensor train_step(Session& s, const data::Batch& batch, const optim::AccumulationWindow& window,
-                         std::mt19937_64& scale_rng) {
+torch::Tensor forward_backward(Session& s, const data::Batch& batch, std::int64_t window_size,
+                               std::mt19937_64& scale_rng) {
   const auto& c = s.config;
-  if (window.starts_window) s.optimizer->zero_grad();
   auto images = data::to_network_input(batch.images, s.family->info.input);
   sdk::Targets targets{batch.targets, batch.counts};
   if (c.multi_scale) {
@@ -189,12 +200,20 @@ torch::Tensor train_step(Session& s, const data::Batch& batch, const optim::Accu
   std::vector<torch::Tensor> outputs;
   {
     amp::AutocastScope autocast(s.precision);
-    outputs = s.model->forward_remainder(s.model->forward_capturable(images), &targets);
+    outputs = s.model->forward_remainder(s.capture->forward(images), &targets);
   }
   const auto loss = (*s.criterion)(outputs, targets, images);
-  s.scaler->scale(loss.total / static_cast<double>(window.window_size)).backward();
+  s.scaler->scale(loss.total / static_cast<double>(window_size)).backward();
   std::vector<torch::Tensor> parts;
   for (const auto& component : loss.components) parts.push_back(component.second.detach().to(torch::kFloat32).reshape({}));
+  return torch::stack(parts);
+}
+
+torch::Tensor train_step(Session& s, const data::Batch& batch, const optim::AccumulationWindow& window,
+                         std::mt19937_64& scale_rng) {
+  const auto& c = s.config;
+  if (window.starts_window) s.optimizer->zero_grad();
+  auto losses = forward_backward(s, batch, window.window_size, scale_rng);
 
   if (window.ends_window) {
     if (c.clip_grad > 0) {
@@ -219,7 +238,7 @@ torch::Tensor train_step(Session& s, const data::Batch& batch, const optim::Accu
     ++s.progress.global_step;
     s.optimizer->set_lr(optim::learning_rate(s.schedule, s.progress.global_step));
   }
-  return torch::stack(parts);
+  return losses;
 }
 
 }  // namespace libreyolo::core::trainer

@@ -7,6 +7,7 @@
 #include <string>
 
 #include "libreyolo/core/amp/grad_scaler.hpp"
+#include "libreyolo/core/capture/capture_manager.hpp"
 #include "libreyolo/core/amp/precision_plan.hpp"
 #include "libreyolo/core/data/dataset_config.hpp"
 #include "libreyolo/core/data/dataset_samples.hpp"
@@ -47,6 +48,7 @@ struct Session {
   std::unique_ptr<data::DataLoader> loader;
   std::shared_ptr<sdk::Detector> model, eval_model;
   std::shared_ptr<sdk::Criterion> criterion;
+  std::unique_ptr<capture::CaptureManager> capture;  // runs the capturable region (eager or graphed)
   std::unique_ptr<optim::Optimizer> optimizer;
   std::unique_ptr<amp::GradScaler> scaler;
   std::unique_ptr<optim::ModelEma> ema;
@@ -61,6 +63,16 @@ struct Session {
 // Everything `train` needs before its first epoch: device, precision, data and loaders, model,
 // criterion, optimizer, scaler, EMA, schedule. The run folder is the caller's business.
 void prepare_session(Session& session, const TrainRequest& request);
+
+// The capture manager for the session's model: `cuda_graph` as the option says (benchmarks
+// build one of each to compare).
+std::unique_ptr<capture::CaptureManager> make_capture_manager(const Session& session, bool cuda_graph);
+
+// Forward (under autocast), loss and backward of one batch, gradients scaled by the grad
+// scaler and divided by `window_size` (accumulated into .grad). Returns the loss components
+// as one float32 device tensor (no host read).
+torch::Tensor forward_backward(Session& session, const data::Batch& batch, std::int64_t window_size,
+                               std::mt19937_64& scale_rng);
 
 // One training step on `batch`: forward (under autocast), loss, backward; and, when `window`
 // ends an accumulation window, unscale, clip, optimizer step (skipped for non-finite

@@ -1,7 +1,9 @@
 #pragma once
-// The measurements behind `libreyolo-host bench step` and `bench train`, on the real code paths
-// (the trainer's own step and loop), so a number here is what training sees.
+// The measurements behind `libreyolo-host bench step`, `bench capture` and `bench train`, on
+// the real code paths (the trainer's own step and loop), so a number here is what training
+// sees.
 
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -12,15 +14,34 @@ namespace libreyolo::core::trainer {
 struct StepBenchmark {
   int batch = 0, imgsz = 0, steps = 0;
   std::string device;
+  bool cuda_graph = false;
   double fastest_ms = 0, median_ms = 0;
   double images_per_second = 0;  // batch / median step time
   double peak_memory_gb = -1;    // -1 on CPU
+  // From a few extra steps recorded by the Kineto profiler (CUDA only; -1 otherwise).
+  double kernels_per_step = -1;  // kernels, copies and memsets the GPU ran
+  double gpu_busy_ms = -1;       // union of their intervals, per step
+  std::vector<double> losses;    // sum of the loss components of every step, warm-up included
+  std::int64_t captures = 0, replays = 0, eager_forwards = 0;  // how the region ran
 };
 
 // One real augmented batch (mosaic on) replayed through the full training step (forward, loss,
 // backward, optimizer, EMA), `warmup` untimed steps then `steps` timed ones, each bracketed by a
-// device synchronisation.
+// device synchronisation. Honours cuda_graph= from the request.
 StepBenchmark benchmark_step(const TrainRequest& request, int warmup, int steps);
+
+// The capture manager checked against eager on the same start: two fresh sessions (same seed,
+// same batch), one eager and one with cuda_graph=true, each timed as benchmark_step does; then
+// their loss trajectories and the gradients of one more batch compared.
+struct CaptureBenchmark {
+  StepBenchmark eager, captured;
+  double speedup = 0;                 // eager fastest / captured fastest
+  int identical_losses = 0;           // steps whose total loss is bitwise equal
+  double max_loss_difference = 0;     // largest |eager - captured| relative difference
+  double max_gradient_difference = 0; // largest relative difference of any parameter's gradient
+};
+
+CaptureBenchmark benchmark_capture(const TrainRequest& request, int warmup, int steps);
 
 struct TrainBenchmark {
   TrainOutcome outcome;

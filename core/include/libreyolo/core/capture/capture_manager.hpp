@@ -1,0 +1,74 @@
+#pragma once
+// The CUDA-graph capture manager (SPEC.md section 3, `cuda_graph=true`). It sits where the
+// trainer calls the detector's capturable region and decides, batch by batch, whether to run
+// it eager, record it, or replay a recorded graph. It knows families only through their
+// declared capture region and never fails a run: anything that prevents capture is one log
+// line, and the run trains eager.
+
+#include <torch/types.h>
+
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "libreyolo/core/capture/capture_policy.hpp"
+#include "libreyolo/core/capture/region_graph.hpp"
+#include "libreyolo/sdk/family.hpp"
+
+namespace libreyolo::sdk {
+class Detector;
+}
+
+namespace libreyolo::core::capture {
+
+struct CaptureRequest {
+  bool cuda_graph = false;  // the user's option
+  bool cuda_device = false; // training runs on a CUDA device
+  sdk::CaptureRegion region = sdk::CaptureRegion::network;  // what the family declares
+  std::string family;
+  int world_size = 1;
+  CaptureSettings settings;
+};
+
+// Why capture cannot apply to this run ("" when it can). `recorder_available` is false in a
+// build without CUDA.
+std::string capture_refusal(const CaptureRequest& request, bool recorder_available);
+
+struct CaptureCounters {
+  std::int64_t eager = 0, captures = 0, replays = 0, invalidations = 0, failures = 0;
+};
+
+class CaptureManager {
+ public:
+  // With cuda_graph=false the manager is silent and always eager; otherwise a refusal is
+  // logged once here. `recorder` may be null (no CUDA in this build).
+  CaptureManager(const CaptureRequest& request, sdk::Detector& model, std::unique_ptr<GraphRecorder> recorder);
+  ~CaptureManager();
+
+  // The capturable region's outputs for `images`, from a graph replay, a fresh recording or
+  // the eager forward. Call it under the step's autocast state, once per training forward.
+  std::vector<torch::Tensor> forward(const torch::Tensor& images);
+
+  // True while graphs may still be used (false when refused or after a failure).
+  bool active() const { return recorder_ != nullptr && !policy_.disabled(); }
+  const CaptureCounters& counters() const { return counters_; }
+  const CapturePolicy& policy() const { return policy_; }
+
+ private:
+  void drop_graphs_if_announced();
+  std::vector<torch::Tensor> record_and_run(const Shape& shape, const torch::Tensor& images);
+  void fall_back(const std::string& what, const std::string& error);
+
+  sdk::Detector& model_;
+  std::unique_ptr<GraphRecorder> recorder_;
+  CapturePolicy policy_;
+  std::map<Shape, std::unique_ptr<RegionGraph>> graphs_;
+  std::string region_name_;
+  std::uint64_t generation_ = 0;
+  bool said_stochastic_ = false;
+  CaptureCounters counters_;
+};
+
+}  // namespace libreyolo::core::capture

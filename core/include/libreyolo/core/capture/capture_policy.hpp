@@ -1,0 +1,67 @@
+#pragma once
+// When to capture a CUDA graph, when to replay one, and when to run eager: the bookkeeping
+// half of the capture manager, free of LibTorch so it can be tested without a GPU.
+//
+// SPEC.md section 3: a graph is valid only for the input shape it recorded. A shape is
+// captured once it has been seen `repeats_before_capture` times; every other shape (multi-scale
+// batches, an epoch's last partial batch) runs eager. Invalidation (a family announcing that
+// its captured computation changed) drops every graph and restarts the counts. A disabled
+// policy runs everything eager for the rest of the run.
+
+#include <cstdint>
+#include <map>
+#include <set>
+#include <string>
+#include <vector>
+
+namespace libreyolo::core::capture {
+
+using Shape = std::vector<std::int64_t>;
+
+// "16x3x640x640"
+std::string shape_text(const Shape& shape);
+
+struct CaptureSettings {
+  int repeats_before_capture = 3;  // sightings of a shape, this one included, before capturing
+  int max_graphs = 2;              // each graph pins about one copy of the activations
+};
+
+enum class StepPlan { eager, capture, replay };
+
+struct StepDecision {
+  StepPlan plan = StepPlan::eager;
+  // Set on the first eager run of a shape (and when a shape is refused a graph because
+  // max_graphs are held): the one log line the manager writes for it.
+  std::string eager_note;
+};
+
+class CapturePolicy {
+ public:
+  explicit CapturePolicy(CaptureSettings settings = {});
+
+  // Counts one sighting of `shape` and says how to run it.
+  StepDecision decide(const Shape& shape);
+
+  // The capture that decide() asked for worked: later sightings replay.
+  void captured(const Shape& shape);
+
+  // Every graph is gone (family announcement): counts restart, shapes are logged again.
+  void invalidate();
+
+  // The rest of the run is eager (a capture or replay failed, or capture does not apply).
+  void disable();
+  bool disabled() const { return disabled_; }
+
+  bool holds_graph(const Shape& shape) const { return graphs_.count(shape) > 0; }
+  std::size_t graphs_held() const { return graphs_.size(); }
+  const CaptureSettings& settings() const { return settings_; }
+
+ private:
+  CaptureSettings settings_;
+  std::map<Shape, int> sightings_;
+  std::set<Shape> graphs_;
+  std::set<Shape> noted_eager_;  // shapes whose eager run was already logged
+  bool disabled_ = false;
+};
+
+}  // namespace libreyolo::core::capture

@@ -1,0 +1,46 @@
+#pragma once
+// A recorded forward + backward of a detector's capturable region for one input shape, and
+// the recorder that makes one. The CUDA recorder (cuda_region_graph.cpp) works as PyTorch's
+// make_graphed_callables: warm-up on a side stream, a static input buffer, a forward graph, a
+// backward graph fed by static grad-output buffers, tied together by one autograd function.
+// Tests substitute their own recorder to exercise the capture manager without a GPU.
+
+#include <torch/types.h>
+
+#include <functional>
+#include <memory>
+#include <vector>
+
+namespace libreyolo::core::capture {
+
+// The region as a function of the image batch: the detector's forward_capturable under the
+// caller's autocast state.
+using RegionFunction = std::function<std::vector<torch::Tensor>(const torch::Tensor& images)>;
+
+class RegionGraph {
+ public:
+  virtual ~RegionGraph() = default;
+  // Copies `images` into the static input and replays the forward. The outputs are joined to
+  // autograd: backward replays the recorded backward and hands each parameter its gradient,
+  // which autograd accumulates into .grad exactly as for an eager forward.
+  virtual std::vector<torch::Tensor> run(const torch::Tensor& images) = 0;
+  // Device memory the graph keeps for itself (static buffers and its private pool), in GB.
+  virtual double pinned_gb() const = 0;
+};
+
+class GraphRecorder {
+ public:
+  virtual ~GraphRecorder() = default;
+  // Records `region` for the shape of `images`. `parameters` are the tensors whose gradients
+  // the backward graph produces; `buffers` (BatchNorm running statistics) are restored after
+  // the warm-up iterations, so recording leaves the model's state as it found it. Throws on
+  // any failure; the caller falls back to eager.
+  virtual std::unique_ptr<RegionGraph> record(const RegionFunction& region, const torch::Tensor& images,
+                                              const std::vector<torch::Tensor>& parameters,
+                                              const std::vector<torch::Tensor>& buffers) = 0;
+};
+
+// The CUDA-graph recorder; nullptr in a build without CUDA.
+std::unique_ptr<GraphRecorder> make_cuda_graph_recorder();
+
+}  // namespace libreyolo::core::capture

@@ -1,0 +1,34 @@
+#pragma once
+// What the GPU did during a recorded window: kernel (and copy/memset) events reduced to the
+// numbers a verdict needs. Free of LibTorch; kernel_recorder.hpp fills it from Kineto.
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace libreyolo::core::profiler {
+
+struct DeviceEvent {
+  std::string name;
+  double start_us = 0;
+  double duration_us = 0;
+};
+
+struct KernelTally {
+  std::string name;
+  std::int64_t count = 0;
+  double total_us = 0;
+};
+
+struct KernelSummary {
+  std::int64_t events = 0;  // kernels, copies and memsets: everything the GPU executed
+  double busy_us = 0;       // the union of their intervals: time the GPU was doing something
+  std::vector<KernelTally> by_name;  // most total time first
+};
+
+// Length of the union of [start, start + duration) intervals, in any order.
+double busy_time_us(std::vector<DeviceEvent> events);
+
+KernelSummary summarize(const std::vector<DeviceEvent>& events);
+
+}  // namespace libreyolo::core::profiler

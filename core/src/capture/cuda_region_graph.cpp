@@ -1,0 +1,219 @@
+// CUDA builds only (see core/CMakeLists.txt). Records a detector's capturable region the way
+// PyTorch's make_graphed_callables does, for one input shape.
+#include <ATen/autocast_mode.h>
+#include <ATen/cuda/CUDAEvent.h>
+#include <ATen/cuda/CUDAGraph.h>
+#include <c10/cuda/CUDACachingAllocator.h>
+#include <c10/cuda/CUDAGuard.h>
+#include <c10/cuda/CUDAStream.h>
+#include <cuda_runtime_api.h>
+#include <torch/csrc/autograd/autograd.h>
+#include <torch/csrc/autograd/custom_function.h>
+#include <torch/cuda.h>
+#include <torch/torch.h>
+
+#include <stdexcept>
+
+#include "libreyolo/core/capture/region_graph.hpp"
+
+namespace libreyolo::core::capture {
+namespace {
+
+using torch::autograd::AutogradContext;
+using torch::autograd::variable_list;
+
+// make_graphed_callables' count: enough for cuDNN's benchmark mode to settle its algorithm
+// choices and for lazily created workspaces to exist before anything is recorded.
+constexpr int kWarmupIterations = 3;
+constexpr std::size_t kAggregate = 0;  // the allocator's all-pools statistic
+constexpr double kGB = 1024.0 * 1024.0 * 1024.0;
+
+std::int64_t reserved_bytes(int device) {
+  return c10::cuda::CUDACachingAllocator::getDeviceStats(device).reserved_bytes[kAggregate].current;
+}
+
+void stream_waits_for(const c10::cuda::CUDAStream& waiter, const c10::cuda::CUDAStream& producer) {
+  at::cuda::CUDAEvent event;
+  event.record(producer);
+  event.block(waiter);
+}
+
+// Autocast caches the float16 copies of the weights; a cache entry made during capture would
+// live in the graph's private pool and be reused after the graph is gone. The recorded casts
+// run on every replay instead (make_graphed_callables demands the same).
+class AutocastCacheOff {
+ public:
+  AutocastCacheOff() : previous_(at::autocast::is_autocast_cache_enabled()) {
+    at::autocast::set_autocast_cache_enabled(false);
+  }
+  ~AutocastCacheOff() { at::autocast::set_autocast_cache_enabled(previous_); }
+  AutocastCacheOff(const AutocastCacheOff&) = delete;
+  AutocastCacheOff& operator=(const AutocastCacheOff&) = delete;
+
+ private:
+  bool previous_;
+};
+
+// Records `work` into `graph` on `stream`. Capture is thread-local: the loader's threads keep
+// making CUDA calls (event waits, uploads) while the main thread records.
+using PoolId = decltype(at::cuda::graph_pool_handle());
+
+template <class Work>
+void record_on(at::cuda::CUDAGraph& graph, const c10::cuda::CUDAStream& stream, PoolId pool, Work&& work) {
+  c10::cuda::CUDAStreamGuard guard(stream);
+  graph.capture_begin(pool, cudaStreamCaptureModeThreadLocal);
+  try {
+    work();
+  } catch (...) {
+    // Leave capture mode whatever happened, or the stream stays unusable.
+    try {
+      graph.capture_end();
+    } catch (...) {
+    }
+    (void)cudaGetLastError();
+    throw;
+  }
+  graph.capture_end();
+}
+
+class CudaRegionGraph : public RegionGraph {
+ public:
+  std::vector<torch::Tensor> run(const torch::Tensor& images) override;
+  double pinned_gb() const override { return pinned_gb_; }
+
+  // Filled by CudaGraphRecorder::record.
+  at::cuda::CUDAGraph forward_graph, backward_graph;
+  torch::Tensor static_input;
+  std::vector<torch::Tensor> static_outputs;       // every region output
+  std::vector<std::size_t> differentiable;          // indices of outputs that carry gradients
+  std::vector<torch::Tensor> static_grad_outputs;  // one per differentiable output
+  std::vector<torch::Tensor> static_grads;         // one per parameter (undefined if unused)
+  std::vector<torch::Tensor> parameters;
+  double pinned_gb_ = 0;
+
+  std::vector<torch::Tensor> replay_forward(const torch::Tensor& images) {
+    static_input.copy_(images);
+    forward_graph.replay();
+    std::vector<torch::Tensor> outputs;
+    outputs.reserve(static_outputs.size());
+    for (const auto& output : static_outputs) outputs.push_back(output.detach());
+    return outputs;
+  }
+
+  void replay_backward(const variable_list& grad_outputs) {
+    for (std::size_t k = 0; k < differentiable.size(); ++k) {
+      const auto& grad = grad_outputs[differentiable[k]];
+      if (grad.defined()) {
+        static_grad_outputs[k].copy_(grad);
+      } else {
+        static_grad_outputs[k].zero_();  // that output did not reach the loss
+      }
+    }
+    backward_graph.replay();
+  }
+};
+
+// Joins the two graphs to autograd. Arguments: the graph (as an integer handle: the manager
+// keeps the graph alive until the step's backward is over), the images, the parameters.
+struct GraphedRegion : torch::autograd::Function<GraphedRegion> {
+  static variable_list forward(AutogradContext* ctx, std::int64_t handle, const torch::Tensor& images,
+                               at::TensorList parameters) {
+    (void)parameters;  // inputs only so that autograd routes their gradients through backward()
+    ctx->saved_data["graph"] = handle;
+    return reinterpret_cast<CudaRegionGraph*>(handle)->replay_forward(images);
+  }
+
+  static variable_list backward(AutogradContext* ctx, variable_list grad_outputs) {
+    auto* graph = reinterpret_cast<CudaRegionGraph*>(ctx->saved_data["graph"].toInt());
+    graph->replay_backward(grad_outputs);
+    variable_list grads{torch::Tensor(), torch::Tensor()};  // the handle and the images
+    for (const auto& grad : graph->static_grads) grads.push_back(grad.defined() ? grad.detach() : torch::Tensor());
+    return grads;
+  }
+};
+
+std::vector<torch::Tensor> CudaRegionGraph::run(const torch::Tensor& images) {
+  if (images.sizes() != static_input.sizes()) {
+    throw std::logic_error("a CUDA graph was replayed with a batch shape it did not record");
+  }
+  return GraphedRegion::apply(reinterpret_cast<std::int64_t>(this), images, at::TensorList(parameters));
+}
+
+class CudaGraphRecorder : public GraphRecorder {
+ public:
+  std::unique_ptr<RegionGraph> record(const RegionFunction& region, const torch::Tensor& images,
+                                      const std::vector<torch::Tensor>& parameters,
+                                      const std::vector<torch::Tensor>& buffers) override {
+    const c10::DeviceIndex device = images.device().index();
+    const auto main_stream = c10::cuda::getCurrentCUDAStream(device);
+    const auto side_stream = c10::cuda::getStreamFromPool(/*isHighPriority=*/false, device);
+    auto graph = std::make_unique<CudaRegionGraph>();
+    graph->parameters = parameters;
+    graph->static_input = torch::empty_like(images);
+    graph->static_input.copy_(images);
+
+    warm_up(region, *graph, buffers, main_stream, side_stream);
+    const auto reserved_before = reserved_bytes(device);
+
+    AutocastCacheOff cache_off;
+    const auto pool = at::cuda::graph_pool_handle();
+    stream_waits_for(side_stream, main_stream);
+    std::vector<torch::Tensor> outputs;
+    record_on(graph->forward_graph, side_stream, pool, [&] { outputs = region(graph->static_input); });
+    std::vector<torch::Tensor> differentiable_outputs;
+    for (std::size_t i = 0; i < outputs.size(); ++i) {
+      if (!outputs[i].requires_grad()) continue;
+      graph->differentiable.push_back(i);
+      differentiable_outputs.push_back(outputs[i]);
+      graph->static_grad_outputs.push_back(torch::zeros_like(outputs[i]));
+    }
+    if (differentiable_outputs.empty()) throw std::runtime_error("the capturable region has no output that needs gradients");
+    record_on(graph->backward_graph, side_stream, pool, [&] {
+      graph->static_grads = torch::autograd::grad(differentiable_outputs, parameters, graph->static_grad_outputs,
+                                                  /*retain_graph=*/false, /*create_graph=*/false,
+                                                  /*allow_unused=*/true);
+    });
+    for (auto& output : outputs) graph->static_outputs.push_back(output.detach());
+    stream_waits_for(main_stream, side_stream);
+    torch::cuda::synchronize(device);
+    graph->pinned_gb_ = static_cast<double>(reserved_bytes(device) - reserved_before) / kGB;
+    return graph;
+  }
+
+ private:
+  // Runs the region forward and backward a few times on the side stream, then puts the
+  // BatchNorm statistics back as they were: recording must not train the model.
+  static void warm_up(const RegionFunction& region, CudaRegionGraph& graph, const std::vector<torch::Tensor>& buffers,
+                      const c10::cuda::CUDAStream& main_stream, const c10::cuda::CUDAStream& side_stream) {
+    std::vector<torch::Tensor> saved;
+    {
+      torch::NoGradGuard no_grad;
+      for (const auto& buffer : buffers) saved.push_back(buffer.clone());
+    }
+    stream_waits_for(side_stream, main_stream);
+    {
+      c10::cuda::CUDAStreamGuard guard(side_stream);
+      for (int i = 0; i < kWarmupIterations; ++i) {
+        std::vector<torch::Tensor> outputs, grad_outputs;
+        for (auto& output : region(graph.static_input)) {
+          if (!output.requires_grad()) continue;
+          grad_outputs.push_back(torch::zeros_like(output));
+          outputs.push_back(output);
+        }
+        if (!outputs.empty()) {
+          torch::autograd::grad(outputs, graph.parameters, grad_outputs, false, false, /*allow_unused=*/true);
+        }
+      }
+    }
+    stream_waits_for(main_stream, side_stream);
+    torch::NoGradGuard no_grad;
+    for (std::size_t i = 0; i < buffers.size(); ++i) buffers[i].copy_(saved[i]);
+    torch::cuda::synchronize(main_stream.device_index());
+  }
+};
+
+}  // namespace
+
+std::unique_ptr<GraphRecorder> make_cuda_graph_recorder() { return std::make_unique<CudaGraphRecorder>(); }
+
+}  // namespace libreyolo::core::capture

@@ -1,0 +1,45 @@
+#include "libreyolo/core/profiler/kernel_timeline.hpp"
+
+#include <algorithm>
+#include <map>
+
+namespace libreyolo::core::profiler {
+
+double busy_time_us(std::vector<DeviceEvent> events) {
+  std::sort(events.begin(), events.end(),
+            [](const DeviceEvent& a, const DeviceEvent& b) { return a.start_us < b.start_us; });
+  double busy = 0, open_start = 0, open_end = 0;
+  bool open = false;
+  for (const auto& e : events) {
+    const double end = e.start_us + e.duration_us;
+    if (open && e.start_us <= open_end) {
+      open_end = std::max(open_end, end);  // overlaps (concurrent streams) or touches
+      continue;
+    }
+    if (open) busy += open_end - open_start;
+    open = true;
+    open_start = e.start_us;
+    open_end = end;
+  }
+  if (open) busy += open_end - open_start;
+  return busy;
+}
+
+KernelSummary summarize(const std::vector<DeviceEvent>& events) {
+  KernelSummary summary;
+  summary.events = static_cast<std::int64_t>(events.size());
+  summary.busy_us = busy_time_us(events);
+  std::map<std::string, KernelTally> tallies;
+  for (const auto& e : events) {
+    auto& tally = tallies[e.name];
+    tally.name = e.name;
+    ++tally.count;
+    tally.total_us += e.duration_us;
+  }
+  for (auto& entry : tallies) summary.by_name.push_back(std::move(entry.second));
+  std::sort(summary.by_name.begin(), summary.by_name.end(),
+            [](const KernelTally& a, const KernelTally& b) { return a.total_us > b.total_us; });
+  return summary;
+}
+
+}  // namespace libreyolo::core::profiler

@@ -1,0 +1,90 @@
+#include <doctest/doctest.h>
+
+#include <stdexcept>
+
+#include "libreyolo/core/capture/capture_policy.hpp"
+
+using namespace libreyolo::core::capture;
+
+namespace {
+const Shape kTrain{16, 3, 640, 640};
+const Shape kPartial{8, 3, 640, 640};
+const Shape kScaled{16, 3, 512, 512};
+}  // namespace
+
+TEST_CASE("capture policy: a shape is captured on its third sighting and replayed after") {
+  CapturePolicy policy;
+  auto first = policy.decide(kTrain);
+  CHECK(first.plan == StepPlan::eager);
+  CHECK(first.eager_note == "batch shape 16x3x640x640 runs eager until it has been seen 3 times");
+  auto second = policy.decide(kTrain);
+  CHECK(second.plan == StepPlan::eager);
+  CHECK(second.eager_note.empty());  // said once per shape
+  CHECK(policy.decide(kTrain).plan == StepPlan::capture);
+  policy.captured(kTrain);
+  CHECK(policy.decide(kTrain).plan == StepPlan::replay);
+  CHECK(policy.decide(kTrain).plan == StepPlan::replay);
+  CHECK(policy.graphs_held() == 1);
+}
+
+TEST_CASE("capture policy: other shapes run eager and count on their own") {
+  CapturePolicy policy;
+  for (int i = 0; i < 2; ++i) policy.decide(kTrain);
+  CHECK(policy.decide(kPartial).plan == StepPlan::eager);  // does not borrow kTrain's count
+  CHECK(policy.decide(kTrain).plan == StepPlan::capture);
+  policy.captured(kTrain);
+  CHECK(policy.decide(kPartial).plan == StepPlan::eager);
+  CHECK(policy.decide(kPartial).plan == StepPlan::capture);  // an epoch's last batch, third epoch
+}
+
+TEST_CASE("capture policy: no more graphs than max_graphs; the refusal is said once") {
+  CaptureSettings settings;
+  settings.repeats_before_capture = 1;
+  settings.max_graphs = 1;
+  CapturePolicy policy(settings);
+  CHECK(policy.decide(kTrain).plan == StepPlan::capture);
+  policy.captured(kTrain);
+  auto refused = policy.decide(kScaled);
+  CHECK(refused.plan == StepPlan::eager);
+  CHECK(refused.eager_note.find("1 graphs are already held") != std::string::npos);
+  CHECK(policy.decide(kScaled).eager_note.empty());
+  CHECK(policy.decide(kTrain).plan == StepPlan::replay);
+}
+
+TEST_CASE("capture policy: a capture that never reports success is not replayed") {
+  CapturePolicy policy({1, 2});
+  CHECK(policy.decide(kTrain).plan == StepPlan::capture);
+  CHECK(policy.decide(kTrain).plan == StepPlan::capture);  // still no graph: asks again
+}
+
+TEST_CASE("capture policy: invalidation drops graphs and restarts the counts") {
+  CapturePolicy policy;
+  for (int i = 0; i < 3; ++i) policy.decide(kTrain);
+  policy.captured(kTrain);
+  policy.invalidate();
+  CHECK(policy.graphs_held() == 0);
+  auto after = policy.decide(kTrain);
+  CHECK(after.plan == StepPlan::eager);
+  CHECK_FALSE(after.eager_note.empty());  // logged again after the change
+  CHECK(policy.decide(kTrain).plan == StepPlan::eager);
+  CHECK(policy.decide(kTrain).plan == StepPlan::capture);
+}
+
+TEST_CASE("capture policy: disabled means eager for good") {
+  CapturePolicy policy({1, 2});
+  CHECK(policy.decide(kTrain).plan == StepPlan::capture);
+  policy.captured(kTrain);
+  policy.disable();
+  CHECK(policy.disabled());
+  CHECK(policy.graphs_held() == 0);
+  for (int i = 0; i < 5; ++i) CHECK(policy.decide(kTrain).plan == StepPlan::eager);
+  policy.invalidate();
+  CHECK(policy.decide(kTrain).plan == StepPlan::eager);
+}
+
+TEST_CASE("capture policy: settings are validated; shapes print as NxCxHxW") {
+  CHECK_THROWS_AS(CapturePolicy({0, 2}), std::invalid_argument);
+  CHECK_THROWS_AS(CapturePolicy({3, 0}), std::invalid_argument);
+  CHECK(shape_text({16, 3, 640, 640}) == "16x3x640x640");
+  CHECK(shape_text({}).empty());
+}

@@ -1,0 +1,29 @@
+#include <doctest/doctest.h>
+
+#include "libreyolo/core/profiler/kernel_timeline.hpp"
+
+using namespace libreyolo::core::profiler;
+
+TEST_CASE("GPU busy time is the union of event intervals") {
+  CHECK(busy_time_us({}) == 0);
+  CHECK(busy_time_us({{"a", 10, 5}}) == doctest::Approx(5));
+  // Disjoint: gaps are idle.
+  CHECK(busy_time_us({{"a", 0, 2}, {"b", 10, 3}}) == doctest::Approx(5));
+  // Overlapping (two streams) and nested, given out of order: [0, 8) and [20, 21).
+  CHECK(busy_time_us({{"c", 20, 1}, {"a", 0, 5}, {"b", 3, 5}, {"d", 1, 1}}) == doctest::Approx(9));
+  // Touching intervals merge without double counting.
+  CHECK(busy_time_us({{"a", 0, 4}, {"b", 4, 4}}) == doctest::Approx(8));
+}
+
+TEST_CASE("kernel summary counts events and ranks names by total time") {
+  const auto summary = summarize({{"gemm", 0, 10}, {"relu", 10, 1}, {"relu", 12, 1}, {"gemm", 20, 10}, {"copy", 40, 30}});
+  CHECK(summary.events == 5);
+  CHECK(summary.busy_us == doctest::Approx(52));
+  REQUIRE(summary.by_name.size() == 3);
+  CHECK(summary.by_name[0].name == "copy");
+  CHECK(summary.by_name[1].name == "gemm");
+  CHECK(summary.by_name[1].count == 2);
+  CHECK(summary.by_name[1].total_us == doctest::Approx(20));
+  CHECK(summary.by_name[2].name == "relu");
+  CHECK(summary.by_name[2].count == 2);
+}
