@@ -35,10 +35,13 @@ echo "ok: best.pt validates with val ($(grep -o 'mAP50 [0-9.e-]*  mAP50-95 [0-9.
 grep -q "starting from .*best.pt" finetune.log || fail "fine-tuning did not say which weights it started from"
 echo "ok: model=best.pt starts a new run from those weights"
 
-# 2. A second run with the same name goes to straight2.
-"$host" train "${common[@]}" epochs=1 name=straight > second.log 2>&1 || fail "second run"
+# 2. A second run with the same name goes to straight2. It also asks for CUDA graphs, which a
+# CPU run cannot use: one log line, then eager training.
+"$host" train "${common[@]}" epochs=1 name=straight cuda_graph=true > second.log 2>&1 || fail "second run"
 [ -d "$work/runs/straight2" ] || fail "no straight2 run folder"
 echo "ok: name collision -> straight2"
+[ "$(grep -c 'cuda_graph=true has no effect' second.log)" -eq 1 ] || { cat second.log; fail "cuda_graph on CPU: expected one log line"; }
+echo "ok: cuda_graph=true on CPU trains eager ($(grep -o 'cuda_graph=true has no effect: [^;]*' second.log))"
 
 # 3. Resume: the straight run's epoch-1 checkpoint is exactly what its last.pt held after
 # epoch 1. Resuming a copy of it for the second epoch must give the straight run's weights.
