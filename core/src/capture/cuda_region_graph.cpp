@@ -127,7 +127,10 @@ struct GraphedRegion : torch::autograd::Function<GraphedRegion> {
     auto* graph = reinterpret_cast<CudaRegionGraph*>(ctx->saved_data["graph"].toInt());
     graph->replay_backward(grad_outputs);
     variable_list grads{torch::Tensor(), torch::Tensor()};  // the handle and the images
-    for (const auto& grad : graph->static_grads) grads.push_back(grad.defined() ? grad.detach() : torch::Tensor());
+    // The static tensors themselves, not detached aliases: AccumulateGrad steals a gradient
+    // whose TensorImpl nobody else holds, and a stolen static buffer would become .grad, to be
+    // overwritten by the next replay. Shared, it is copied into .grad or added to it.
+    for (const auto& grad : graph->static_grads) grads.push_back(grad);
     return grads;
   }
 };
