@@ -138,6 +138,16 @@ void write_json(const std::string& file, const std::string& body) {
   if (!out) throw core::Error("cannot write " + file, "the write failed", "check the path");
 }
 
+// Kernel names are C++ signatures: quotes and backslashes must be escaped.
+std::string json_escaped(const std::string& text) {
+  std::string out;
+  for (const char c : text) {
+    if (c == '"' || c == '\\') out += '\\';
+    if (static_cast<unsigned char>(c) >= 0x20) out += c;
+  }
+  return out;
+}
+
 // The fields of one step measurement, as JSON members (no braces).
 std::string step_fields(const core::trainer::StepBenchmark& r, const std::string& indent) {
   std::ostringstream json;
@@ -148,7 +158,11 @@ std::string step_fields(const core::trainer::StepBenchmark& r, const std::string
        << "\"peak_memory_gb\": " << r.peak_memory_gb << ",\n" << indent << "\"kernels_per_step\": " << r.kernels_per_step
        << ",\n" << indent << "\"gpu_busy_ms\": " << r.gpu_busy_ms << ",\n" << indent << "\"captures\": " << r.captures
        << ",\n" << indent << "\"replays\": " << r.replays << ",\n" << indent << "\"steps\": " << r.steps << ",\n"
-       << indent << "\"losses\": [";
+       << indent << "\"graph_memory_gb\": " << r.graph_memory_gb << ",\n" << indent << "\"top_kernels_ms\": [";
+  for (std::size_t i = 0; i < r.top_kernels.size(); ++i) {
+    json << (i ? ", " : "") << "[\"" << json_escaped(r.top_kernels[i].first) << "\", " << r.top_kernels[i].second << "]";
+  }
+  json << "],\n" << indent << "\"losses\": [";
   for (std::size_t i = 0; i < r.losses.size(); ++i) json << (i ? ", " : "") << r.losses[i];
   json << "]";
   return json.str();
@@ -158,6 +172,7 @@ std::string step_line(const core::trainer::StepBenchmark& r) {
   std::ostringstream line;
   line << "fastest " << r.fastest_ms << " ms, median " << r.median_ms << " ms/step, " << r.images_per_second
        << " images/s, peak memory " << r.peak_memory_gb << " GB";
+  if (r.graph_memory_gb > 0) line << " (" << r.graph_memory_gb << " GB held by the graph)";
   if (r.kernels_per_step >= 0) {
     line << ", " << r.kernels_per_step << " kernels/step, GPU busy " << r.gpu_busy_ms << " ms/step ("
          << static_cast<int>(100.0 * r.gpu_busy_ms / r.fastest_ms + 0.5) << "% of the fastest step)";

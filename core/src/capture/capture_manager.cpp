@@ -56,6 +56,12 @@ CaptureManager::CaptureManager(const CaptureRequest& request, sdk::Detector& mod
 
 CaptureManager::~CaptureManager() = default;
 
+double CaptureManager::graph_memory_gb() const {
+  double total = 0;
+  for (const auto& entry : graphs_) total += entry.second->pinned_gb();
+  return total;
+}
+
 std::vector<torch::Tensor> CaptureManager::forward(const torch::Tensor& images) {
   if (!active()) {
     ++counters_.eager;

@@ -20,6 +20,7 @@ using Clock = std::chrono::steady_clock;
 // Steps recorded by the kernel profiler after the timed ones (their own timing is not used:
 // the profiler slows the host down).
 constexpr int kProfiledSteps = 5;
+constexpr std::size_t kTopKernels = 12;
 
 void synchronize(const torch::Device& device) {
   if (device.is_cuda()) torch::cuda::synchronize(device.index());
@@ -52,6 +53,9 @@ void record_kernels(Session& s, const data::Batch& batch, const optim::Accumulat
   const auto summary = profiler::summarize(recorder.stop());
   result.kernels_per_step = static_cast<double>(summary.events) / kProfiledSteps;
   result.gpu_busy_ms = summary.busy_us / 1000.0 / kProfiledSteps;
+  for (std::size_t i = 0; i < summary.by_name.size() && i < kTopKernels; ++i) {
+    result.top_kernels.emplace_back(summary.by_name[i].name, summary.by_name[i].total_us / 1000.0 / kProfiledSteps);
+  }
 }
 
 StepBenchmark run_steps(Session& s, const data::Batch& batch, int warmup, int steps) {
@@ -70,7 +74,9 @@ StepBenchmark run_steps(Session& s, const data::Batch& batch, int warmup, int st
     ms.push_back(std::chrono::duration<double, std::milli>(Clock::now() - start).count());
     result.losses.push_back(losses.sum().item<double>());
   }
+  result.graph_memory_gb = s.capture->graph_memory_gb();
   result.peak_memory_gb = device::peak_memory_gb(s.device);
+  if (result.peak_memory_gb >= 0) result.peak_memory_gb += result.graph_memory_gb;
   record_kernels(s, batch, window, rng, result);
   std::sort(ms.begin(), ms.end());
   result.batch = static_cast<int>(batch.images.size(0));

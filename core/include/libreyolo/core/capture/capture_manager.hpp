@@ -54,6 +54,8 @@ class CaptureManager {
   // True while graphs may still be used (false when refused or after a failure).
   bool active() const { return recorder_ != nullptr && !policy_.disabled(); }
   const CaptureCounters& counters() const { return counters_; }
+  // Device memory the held graphs keep for themselves (their private pools), in GB.
+  double graph_memory_gb() const;
   const CapturePolicy& policy() const { return policy_; }
 
  private:

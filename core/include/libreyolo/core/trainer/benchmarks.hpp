@@ -5,6 +5,7 @@
 
 #include <cstdint>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "libreyolo/core/trainer/trainer.hpp"
@@ -17,10 +18,14 @@ struct StepBenchmark {
   bool cuda_graph = false;
   double fastest_ms = 0, median_ms = 0;
   double images_per_second = 0;  // batch / median step time
-  double peak_memory_gb = -1;    // -1 on CPU
+  // Allocator peak during the timed steps plus the memory held by CUDA graphs (whose private
+  // pools were filled before the timed steps began); -1 on CPU.
+  double peak_memory_gb = -1;
+  double graph_memory_gb = 0;    // the part held by CUDA graphs
   // From a few extra steps recorded by the Kineto profiler (CUDA only; -1 otherwise).
   double kernels_per_step = -1;  // kernels, copies and memsets the GPU ran
   double gpu_busy_ms = -1;       // union of their intervals, per step
+  std::vector<std::pair<std::string, double>> top_kernels;  // name, GPU ms per step; most first
   std::vector<double> losses;    // sum of the loss components of every step, warm-up included
   std::int64_t captures = 0, replays = 0, eager_forwards = 0;  // how the region ran
 };
