@@ -189,6 +189,8 @@ void prepare_session(Session& s, const TrainRequest& request) {
 torch::Tensor forward_backward(Session& s, const data::Batch& batch, std::int64_t window_size,
                                std::mt19937_64& scale_rng) {
   const auto& c = s.config;
+  using profiler::StepPhase;
+  profiler::mark_phase(s.observer, StepPhase::h2d);
   auto images = data::to_network_input(batch.images, s.family->info.input);
   sdk::Targets targets{batch.targets, batch.counts};
   if (c.multi_scale) {
@@ -200,9 +202,14 @@ torch::Tensor forward_backward(Session& s, const data::Batch& batch, std::int64_
   std::vector<torch::Tensor> outputs;
   {
     amp::AutocastScope autocast(s.precision);
-    outputs = s.model->forward_remainder(s.capture->forward(images), &targets);
+    profiler::mark_phase(s.observer, StepPhase::forward);
+    auto features = s.capture->forward(images);
+    profiler::mark_phase(s.observer, StepPhase::remainder);
+    outputs = s.model->forward_remainder(std::move(features), &targets);
   }
+  profiler::mark_phase(s.observer, StepPhase::loss);
   const auto loss = (*s.criterion)(outputs, targets, images);
+  profiler::mark_phase(s.observer, StepPhase::backward);
   s.scaler->scale(loss.total / static_cast<double>(window_size)).backward();
   std::vector<torch::Tensor> parts;
   for (const auto& component : loss.components) parts.push_back(component.second.detach().to(torch::kFloat32).reshape({}));
@@ -216,6 +223,7 @@ torch::Tensor train_step(Session& s, const data::Batch& batch, const optim::Accu
   auto losses = forward_backward(s, batch, window.window_size, scale_rng);
 
   if (window.ends_window) {
+    profiler::mark_phase(s.observer, profiler::StepPhase::optimizer);
     if (c.clip_grad > 0) {
       s.scaler->unscale(*s.optimizer);
       optim::clip_grad_norm(s.optimizer->parameters(), c.clip_grad);
@@ -225,7 +233,9 @@ torch::Tensor train_step(Session& s, const data::Batch& batch, const optim::Accu
     auto& skipped = s.progress.skipped_in_a_row;
     if (stepped) {
       skipped = 0;
+      profiler::mark_phase(s.observer, profiler::StepPhase::ema);
       if (s.ema) s.ema->update(*s.model);
+      profiler::mark_phase(s.observer, profiler::StepPhase::other);
     } else if (++skipped > 1 || !s.precision.grad_scaler) {
       // A lone float16 overflow is routine (the scale backs off); anything more is news.
       log::warn("step ", s.progress.global_step + 1, ": non-finite loss or gradients, optimizer step skipped");

@@ -17,6 +17,7 @@
 #include "libreyolo/core/optim/model_ema.hpp"
 #include "libreyolo/core/optim/optimizer.hpp"
 #include "libreyolo/core/plugins/family_registry.hpp"
+#include "libreyolo/core/profiler/step_observer.hpp"
 #include "libreyolo/core/trainer/results_log.hpp"
 #include "libreyolo/core/trainer/run_folder.hpp"
 #include "libreyolo/core/trainer/train_config.hpp"
@@ -49,6 +50,7 @@ struct Session {
   std::shared_ptr<sdk::Detector> model, eval_model;
   std::shared_ptr<sdk::Criterion> criterion;
   std::unique_ptr<capture::CaptureManager> capture;  // runs the capturable region (eager or graphed)
+  profiler::StepObserver* observer = nullptr;         // set while the profiler records a window
   std::unique_ptr<optim::Optimizer> optimizer;
   std::unique_ptr<amp::GradScaler> scaler;
   std::unique_ptr<optim::ModelEma> ema;

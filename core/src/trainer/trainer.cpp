@@ -48,9 +48,16 @@ std::vector<std::pair<std::string, double>> train_one_epoch(Session& s, int epoc
   };
 
   std::int64_t step = 0;
-  while (auto batch = s.loader->next()) {
+  for (;;) {
+    if (s.observer) {
+      s.observer->step_begins();
+      s.observer->phase_begins(profiler::StepPhase::data_wait);
+    }
+    auto batch = s.loader->next();
+    if (!batch) break;
     const auto window = optim::accumulation_window(epoch, step, steps, s.accumulate);
     sums += train_step(s, *batch, window, scale_rng);
+    if (s.observer) s.observer->step_ends();
     ++counted;
     images_seen += static_cast<std::size_t>(batch->images.size(0));
     ++step;
