@@ -87,8 +87,8 @@ class CudaRegionGraph : public RegionGraph {
   std::vector<torch::Tensor> static_outputs;       // every region output
   std::vector<std::size_t> differentiable;          // indices of outputs that carry gradients
   std::vector<torch::Tensor> static_grad_outputs;  // one per differentiable output
-  std::vector<torch::Tensor> static_grads;         // one per parameter (undefined if unused)
   std::vector<torch::Tensor> parameters;
+  std::vector<const void*> grad_storage;           // each parameter's .grad when recorded
   double pinned_gb_ = 0;
 
   std::vector<torch::Tensor> replay_forward(const torch::Tensor& images) {
@@ -113,6 +113,19 @@ class CudaRegionGraph : public RegionGraph {
   }
 };
 
+// The backward graph adds the region's parameter gradients into each parameter's .grad itself
+// (one multi-tensor add inside the graph instead of one AccumulateGrad launch per parameter,
+// the same in-place addition and so the same bits). That holds only while every .grad is the
+// tensor it recorded: the trainer zeroes gradients in place and never replaces them.
+void check_gradients_unchanged(const CudaRegionGraph& graph) {
+  for (std::size_t i = 0; i < graph.parameters.size(); ++i) {
+    const auto& grad = graph.parameters[i].grad();
+    if (!grad.defined() || grad.data_ptr() != graph.grad_storage[i]) {
+      throw std::runtime_error("a parameter's .grad was replaced after the graph was recorded");
+    }
+  }
+}
+
 // Joins the two graphs to autograd. Arguments: the graph (as an integer handle: the manager
 // keeps the graph alive until the step's backward is over), the images, the parameters.
 struct GraphedRegion : torch::autograd::Function<GraphedRegion> {
@@ -126,12 +139,8 @@ struct GraphedRegion : torch::autograd::Function<GraphedRegion> {
   static variable_list backward(AutogradContext* ctx, variable_list grad_outputs) {
     auto* graph = reinterpret_cast<CudaRegionGraph*>(ctx->saved_data["graph"].toInt());
     graph->replay_backward(grad_outputs);
-    variable_list grads{torch::Tensor(), torch::Tensor()};  // the handle and the images
-    // The static tensors themselves, not detached aliases: AccumulateGrad steals a gradient
-    // whose TensorImpl nobody else holds, and a stolen static buffer would become .grad, to be
-    // overwritten by the next replay. Shared, it is copied into .grad or added to it.
-    for (const auto& grad : graph->static_grads) grads.push_back(grad);
-    return grads;
+    // Nothing for autograd to accumulate: the graph already added into every .grad.
+    return variable_list(2 + graph->parameters.size());
   }
 };
 
@@ -139,6 +148,7 @@ std::vector<torch::Tensor> CudaRegionGraph::run(const torch::Tensor& images) {
   if (images.sizes() != static_input.sizes()) {
     throw std::logic_error("a CUDA graph was replayed with a batch shape it did not record");
   }
+  check_gradients_unchanged(*this);
   return GraphedRegion::apply(reinterpret_cast<std::int64_t>(this), images, at::TensorList(parameters));
 }
 
@@ -156,6 +166,13 @@ class CudaGraphRecorder : public GraphRecorder {
     graph->static_input.copy_(images);
 
     warm_up(region, *graph, buffers, main_stream, side_stream);
+    // Gradients the graph will add into must exist, outside its private pool: zeros where
+    // none yet (0 + g is g, as AccumulateGrad's first assignment).
+    for (auto& p : graph->parameters) {
+      if (!p.grad().defined()) p.mutable_grad() = torch::zeros_like(p);
+      graph->grad_storage.push_back(p.grad().data_ptr());
+    }
+    torch::cuda::synchronize(device);
     const auto reserved_before = reserved_bytes(device);
 
     AutocastCacheOff cache_off;
@@ -172,9 +189,16 @@ class CudaGraphRecorder : public GraphRecorder {
     }
     if (differentiable_outputs.empty()) throw std::runtime_error("the capturable region has no output that needs gradients");
     record_on(graph->backward_graph, side_stream, pool, [&] {
-      graph->static_grads = torch::autograd::grad(differentiable_outputs, parameters, graph->static_grad_outputs,
-                                                  /*retain_graph=*/false, /*create_graph=*/false,
-                                                  /*allow_unused=*/true);
+      const auto grads = torch::autograd::grad(differentiable_outputs, parameters, graph->static_grad_outputs,
+                                               /*retain_graph=*/false, /*create_graph=*/false, /*allow_unused=*/true);
+      torch::NoGradGuard no_grad;
+      std::vector<torch::Tensor> accumulators, increments;
+      for (std::size_t i = 0; i < grads.size(); ++i) {
+        if (!grads[i].defined()) continue;  // a parameter the region does not reach
+        accumulators.push_back(parameters[i].grad());
+        increments.push_back(grads[i]);
+      }
+      if (!accumulators.empty()) at::_foreach_add_(accumulators, increments);
     });
     for (auto& output : outputs) graph->static_outputs.push_back(output.detach());
     stream_waits_for(main_stream, side_stream);

@@ -21,8 +21,9 @@ class RegionGraph {
  public:
   virtual ~RegionGraph() = default;
   // Copies `images` into the static input and replays the forward. The outputs are joined to
-  // autograd: backward replays the recorded backward and hands each parameter its gradient,
-  // which autograd accumulates into .grad exactly as for an eager forward.
+  // autograd: backward replays the recorded backward, which adds each parameter's gradient
+  // into its .grad in place, as autograd's accumulation does for an eager forward. Throws if
+  // a .grad was replaced since recording (gradients must be zeroed in place, never reset).
   virtual std::vector<torch::Tensor> run(const torch::Tensor& images) = 0;
   // Device memory the graph keeps for itself (static buffers and its private pool), in GB.
   virtual double pinned_gb() const = 0;
@@ -32,9 +33,10 @@ class GraphRecorder {
  public:
   virtual ~GraphRecorder() = default;
   // Records `region` for the shape of `images`. `parameters` are the tensors whose gradients
-  // the backward graph produces; `buffers` (BatchNorm running statistics) are restored after
-  // the warm-up iterations, so recording leaves the model's state as it found it. Throws on
-  // any failure; the caller falls back to eager.
+  // the backward graph accumulates (a missing .grad is created as zeros first); `buffers`
+  // (BatchNorm running statistics) are restored after the warm-up iterations, so recording
+  // leaves the model's state as it found it. Throws on any failure; the caller falls back to
+  // eager.
   virtual std::unique_ptr<RegionGraph> record(const RegionFunction& region, const torch::Tensor& images,
                                               const std::vector<torch::Tensor>& parameters,
                                               const std::vector<torch::Tensor>& buffers) = 0;
