@@ -101,6 +101,12 @@ bool GradScaler::step(optim::Optimizer& optimizer) {
   return !overflow;
 }
 
+bool GradScaler::step_on_device(optim::Optimizer& optimizer) {
+  if (!enabled()) return false;
+  if (!unscaled_) unscale(optimizer);
+  return optimizer.step_unless_found_inf(found_inf_);
+}
+
 void GradScaler::update() {
   if (!enabled()) return;
   if (!unscaled_) {

@@ -1,6 +1,7 @@
 #include "libreyolo/core/optim/sgd.hpp"
 
 #include <torch/torch.h>
+#include <torch/version.h>
 
 #include "libreyolo/core/error.hpp"
 
@@ -50,6 +51,39 @@ void Sgd::step() {
     }
     at::_foreach_add_(active.params, direction, -group.lr);
   }
+}
+
+// torch.optim.SGD(fused=True)'s kernel, with a found_inf input, exists from PyTorch 2.2.
+#if TORCH_VERSION_MAJOR > 2 || (TORCH_VERSION_MAJOR == 2 && TORCH_VERSION_MINOR >= 2)
+#define LIBREYOLO_HAS_FUSED_SGD 1
+#endif
+
+bool Sgd::step_unless_found_inf(const torch::Tensor& found_inf) {
+#ifdef LIBREYOLO_HAS_FUSED_SGD
+  if (!found_inf.is_cuda() || options_.momentum == 0.0) return false;
+  torch::NoGradGuard no_grad;
+  for (size_t g = 0; g < groups_.size(); ++g) {
+    const ParamGroup& group = groups_[g];
+    auto active = detail::active_params(group);
+    if (active.params.empty()) continue;
+    std::vector<torch::Tensor> buffers;
+    buffers.reserve(active.index.size());
+    for (size_t i : active.index) {
+      auto& buffer = momentum_buffers_[g][i];
+      if (!buffer.defined()) buffer = torch::zeros_like(group.params[i]);
+      buffers.push_back(buffer);
+    }
+    // is_first_step=false on zero buffers is torch's first step exactly (dampening 0), and
+    // stays right when that first step is the one skipped for an overflow.
+    at::_fused_sgd_(active.params, active.grads, buffers, group.weight_decay, options_.momentum, group.lr,
+                    /*dampening=*/0.0, options_.nesterov, /*maximize=*/false, /*is_first_step=*/false,
+                    /*grad_scale=*/{}, found_inf);
+  }
+  return true;
+#else
+  (void)found_inf;
+  return false;
+#endif
 }
 
 NamedTensors Sgd::state() const {

@@ -29,6 +29,40 @@ namespace {
 // it below 2^-8, which only a diverged model needs.
 constexpr int kMaxNonFiniteSteps = 5;
 constexpr int kMaxNonFiniteStepsFloat16 = 24;
+// When the skip is decided on the device, the streak of skipped steps is read back only this
+// often (one 4-byte read), so a diverged run stops at most this many steps late.
+constexpr std::int64_t kSkipStreakReadInterval = 8;
+
+// `streak`: optimizer steps skipped in a row, up to this one. `each_step`: the caller knows
+// every step's outcome (host decision), so single skips can be reported as they happen.
+void note_skip_streak(Session& s, int streak, bool each_step) {
+  const int previous = s.progress.skipped_in_a_row;
+  s.progress.skipped_in_a_row = streak;
+  if (streak > previous && (streak > 1 || !s.precision.grad_scaler)) {
+    // A lone float16 overflow is routine (the scale backs off); anything more is news.
+    if (each_step) {
+      log::warn("step ", s.progress.global_step + 1, ": non-finite loss or gradients, optimizer step skipped");
+    } else {
+      log::warn("step ", s.progress.global_step + 1, ": the last ", streak,
+                " optimizer steps were skipped for non-finite loss or gradients");
+    }
+  }
+  if (streak >= (s.precision.grad_scaler ? kMaxNonFiniteStepsFloat16 : kMaxNonFiniteSteps)) {
+    throw Error("training diverged: " + std::to_string(streak) + " steps in a row had non-finite gradients",
+                "the loss became inf or NaN (learning rate too high, bad labels, or float16 overflow)",
+                "weights/last.pt holds the last good epoch; lower lr0, check the data, or try amp=false");
+  }
+}
+
+// streak = (streak + 1) * found_inf: counts skips in a row, back to 0 after a good step.
+void count_skipped_steps_on_device(Session& s) {
+  const auto& found_inf = s.scaler->found_inf();
+  if (!s.skip_streak.defined()) s.skip_streak = torch::zeros_like(found_inf);
+  s.skip_streak.add_(1).mul_(found_inf);
+  if ((s.progress.global_step + 1) % kSkipStreakReadInterval == 0) {
+    note_skip_streak(s, static_cast<int>(s.skip_streak.item<float>()), false);
+  }
+}
 
 
 void log_precision(const amp::PrecisionPlan& plan) {
@@ -228,23 +262,18 @@ torch::Tensor train_step(Session& s, const data::Batch& batch, const optim::Accu
       s.scaler->unscale(*s.optimizer);
       optim::clip_grad_norm(s.optimizer->parameters(), c.clip_grad);
     }
-    const bool stepped = s.scaler->step(*s.optimizer);  // one 4-byte read: was any gradient inf/NaN?
-    s.scaler->update();
-    auto& skipped = s.progress.skipped_in_a_row;
-    if (stepped) {
-      skipped = 0;
-      profiler::mark_phase(s.observer, profiler::StepPhase::ema);
-      if (s.ema) s.ema->update(*s.model);
-      profiler::mark_phase(s.observer, profiler::StepPhase::other);
-    } else if (++skipped > 1 || !s.precision.grad_scaler) {
-      // A lone float16 overflow is routine (the scale backs off); anything more is news.
-      log::warn("step ", s.progress.global_step + 1, ": non-finite loss or gradients, optimizer step skipped");
+    if (s.scaler->step_on_device(*s.optimizer)) {
+      count_skipped_steps_on_device(s);  // before update() clears the inf flag
+      s.scaler->update();
+    } else {
+      const bool stepped = s.scaler->step(*s.optimizer);  // one 4-byte read: was any gradient inf/NaN?
+      s.scaler->update();
+      note_skip_streak(s, stepped ? 0 : s.progress.skipped_in_a_row + 1, true);
     }
-    if (skipped >= (s.precision.grad_scaler ? kMaxNonFiniteStepsFloat16 : kMaxNonFiniteSteps)) {
-      throw Error("training diverged: " + std::to_string(skipped) + " steps in a row had non-finite gradients",
-                  "the loss became inf or NaN (learning rate too high, bad labels, or float16 overflow)",
-                  "weights/last.pt holds the last good epoch; lower lr0, check the data, or try amp=false");
-    }
+    // Every optimizer step, skipped or not, as LibreYOLO's trainer does.
+    profiler::mark_phase(s.observer, profiler::StepPhase::ema);
+    if (s.ema) s.ema->update(*s.model);
+    profiler::mark_phase(s.observer, profiler::StepPhase::other);
     ++s.progress.global_step;
     s.optimizer->set_lr(optim::learning_rate(s.schedule, s.progress.global_step));
   }

@@ -53,6 +53,7 @@ struct Session {
   profiler::StepObserver* observer = nullptr;         // set while the profiler records a window
   std::unique_ptr<optim::Optimizer> optimizer;
   std::unique_ptr<amp::GradScaler> scaler;
+  torch::Tensor skip_streak;  // optimizer steps skipped in a row, counted on the device
   std::unique_ptr<optim::ModelEma> ema;
   optim::LrSchedule schedule;
   std::int64_t accumulate = 1;

@@ -14,7 +14,8 @@
 // holds inf/NaN and NaN * 0 is NaN, so masking the update with (1 - found_inf) would still
 // corrupt weights and momentum; a per-tensor where() would cost two kernels per parameter. The
 // way to drop this read is PyTorch 2.x's fused CUDA optimizers (_fused_sgd_, _fused_adamw_),
-// which take found_inf and skip inside the kernel; LibTorch 1.13 has no such kernels.
+// which take found_inf and skip inside the kernel: step_on_device() uses them where the
+// optimizer offers it (SGD on LibTorch >= 2.2); LibTorch 1.13 has no such kernels.
 
 #include <torch/types.h>
 
@@ -58,6 +59,11 @@ class GradScaler {
   // Unscales if needed, then steps the optimizer unless a gradient was inf/NaN. Returns whether
   // it stepped (the one host read).
   bool step(optim::Optimizer& optimizer);
+
+  // As step(), but the skip is decided on the device when the optimizer can do that
+  // (Optimizer::step_unless_found_inf): no host read. Returns false, having only unscaled,
+  // when it cannot; call step() then.
+  bool step_on_device(optim::Optimizer& optimizer);
 
   // Adjusts the scale from this step's inf flag (on the device) and readies the next step.
   // Throws core::Error when no unscale happened since the last update.

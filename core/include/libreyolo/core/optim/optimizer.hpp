@@ -37,6 +37,11 @@ class Optimizer {
   // as in torch.optim. Runs under NoGradGuard.
   virtual void step() = 0;
 
+  // The same update, skipped on the device when `found_inf` (a 0-dim float tensor on the
+  // parameters' device, 1 after an inf/NaN gradient) is set: no host read. Returns false,
+  // having done nothing, when this optimizer or LibTorch build cannot (then use step()).
+  virtual bool step_unless_found_inf(const torch::Tensor& found_inf) { return false; }
+
   // Sets every group's lr to `base_lr * lr_mult`: what LibreYOLO's trainer does with the
   // scheduler's value after each step.
   void set_lr(double base_lr);

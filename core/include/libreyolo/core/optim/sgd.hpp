@@ -23,6 +23,9 @@ class Sgd final : public Optimizer {
   Sgd(std::vector<ParamGroup> groups, SgdOptions options = {});
 
   void step() override;
+  // LibTorch >= 2.2 on CUDA with momentum: torch's fused SGD kernel, which reads found_inf
+  // itself (the update rule above, one kernel per group).
+  bool step_unless_found_inf(const torch::Tensor& found_inf) override;
 
   double momentum() const { return options_.momentum; }
   void set_momentum(double momentum) { options_.momentum = momentum; }
