@@ -1,0 +1,87 @@
+#include "blocks.hpp"
+
+#include <torch/torch.h>
+
+namespace libreyolo::families::yolox {
+
+BaseConv::BaseConv(int64_t in_channels, int64_t out_channels, int64_t kernel_size, int64_t stride, int64_t groups) {
+  conv = register_module("conv", torch::nn::Conv2d(torch::nn::Conv2dOptions(in_channels, out_channels, kernel_size)
+                                                       .stride(stride)
+                                                       .padding((kernel_size - 1) / 2)
+                                                       .groups(groups)
+                                                       .bias(false)));
+  bn = register_module("bn", torch::nn::BatchNorm2d(
+                                 torch::nn::BatchNorm2dOptions(out_channels).eps(kBatchNormEps).momentum(kBatchNormMomentum)));
+}
+
+torch::Tensor BaseConv::forward(const torch::Tensor& x) { return torch::silu(bn->forward(conv->forward(x))); }
+
+DWConv::DWConv(int64_t in_channels, int64_t out_channels, int64_t kernel_size, int64_t stride) {
+  dconv = register_module("dconv", std::make_shared<BaseConv>(in_channels, in_channels, kernel_size, stride, in_channels));
+  pconv = register_module("pconv", std::make_shared<BaseConv>(in_channels, out_channels, 1, 1));
+}
+
+torch::Tensor DWConv::forward(const torch::Tensor& x) { return pconv->forward(dconv->forward(x)); }
+
+std::shared_ptr<ConvLike> make_conv(bool depthwise, int64_t in_channels, int64_t out_channels, int64_t kernel_size,
+                                    int64_t stride) {
+  if (depthwise) return std::make_shared<DWConv>(in_channels, out_channels, kernel_size, stride);
+  return std::make_shared<BaseConv>(in_channels, out_channels, kernel_size, stride);
+}
+
+Bottleneck::Bottleneck(int64_t in_channels, int64_t out_channels, bool shortcut, double expansion, bool depthwise)
+    : use_add_(shortcut && in_channels == out_channels) {
+  const auto hidden = static_cast<int64_t>(static_cast<double>(out_channels) * expansion);
+  conv1 = register_module("conv1", std::make_shared<BaseConv>(in_channels, hidden, 1, 1));
+  conv2 = register_module("conv2", make_conv(depthwise, hidden, out_channels, 3, 1));
+}
+
+torch::Tensor Bottleneck::forward(const torch::Tensor& x) {
+  auto y = conv2->forward(conv1->forward(x));
+  return use_add_ ? y + x : y;
+}
+
+CSPLayer::CSPLayer(int64_t in_channels, int64_t out_channels, int64_t n, bool shortcut, bool depthwise) {
+  const int64_t hidden = out_channels / 2;  // int(out_channels * 0.5)
+  conv1 = register_module("conv1", std::make_shared<BaseConv>(in_channels, hidden, 1, 1));
+  conv2 = register_module("conv2", std::make_shared<BaseConv>(in_channels, hidden, 1, 1));
+  conv3 = register_module("conv3", std::make_shared<BaseConv>(2 * hidden, out_channels, 1, 1));
+  m = register_module("m", torch::nn::ModuleList());
+  for (int64_t i = 0; i < n; ++i) {
+    bottlenecks_.push_back(std::make_shared<Bottleneck>(hidden, hidden, shortcut, 1.0, depthwise));
+    m->push_back(bottlenecks_.back());
+  }
+}
+
+torch::Tensor CSPLayer::forward(const torch::Tensor& x) {
+  auto y = conv1->forward(x);
+  for (const auto& bottleneck : bottlenecks_) y = bottleneck->forward(y);
+  return conv3->forward(torch::cat({y, conv2->forward(x)}, 1));
+}
+
+SPPBottleneck::SPPBottleneck(int64_t in_channels, int64_t out_channels) {
+  const int64_t hidden = in_channels / 2;
+  conv1 = register_module("conv1", std::make_shared<BaseConv>(in_channels, hidden, 1, 1));
+  conv2 = register_module("conv2", std::make_shared<BaseConv>(hidden * 4, out_channels, 1, 1));
+}
+
+torch::Tensor SPPBottleneck::forward(const torch::Tensor& x) {
+  const auto y = conv1->forward(x);
+  std::vector<torch::Tensor> parts{y};
+  for (const int64_t k : {5, 9, 13}) parts.push_back(torch::max_pool2d(y, {k, k}, {1, 1}, {k / 2, k / 2}));
+  return conv2->forward(torch::cat(parts, 1));
+}
+
+Focus::Focus(int64_t in_channels, int64_t out_channels, int64_t kernel_size) {
+  conv = register_module("conv", std::make_shared<BaseConv>(in_channels * 4, out_channels, kernel_size, 1));
+}
+
+torch::Tensor Focus::forward(const torch::Tensor& x) {
+  const int64_t h = x.size(2), w = x.size(3);
+  const auto top = x.slice(2, 0, h, 2), bottom = x.slice(2, 1, h, 2);
+  const auto top_left = top.slice(3, 0, w, 2), top_right = top.slice(3, 1, w, 2);
+  const auto bottom_left = bottom.slice(3, 0, w, 2), bottom_right = bottom.slice(3, 1, w, 2);
+  return conv->forward(torch::cat({top_left, bottom_left, top_right, bottom_right}, 1));
+}
+
+}  // namespace libreyolo::families::yolox

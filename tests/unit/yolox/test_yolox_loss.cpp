@@ -1,0 +1,212 @@
+// The YOLOX criterion (plugins/yolox/yolox_loss.cpp) against LibreYOLO's YOLOXHead.get_losses
+// (tests/fixtures/yolox/reference_loss.json), the L1 switch driven by the detector's epoch
+// notifications, and the behaviour a trainer relies on (gradients, empty images).
+#include "../torch_doctest.hpp"
+
+#include <libreyolo/sdk/targets.hpp>
+
+#include <map>
+#include <string>
+#include <vector>
+
+#include "yolox_detector.hpp"
+#include "yolox_fixture.hpp"
+#include "yolox_loss.hpp"
+
+using namespace libreyolo::families::yolox;
+namespace fixture = libreyolo::test::yolox;
+namespace sdk = libreyolo::sdk;
+
+namespace {
+
+std::map<std::string, double> components(const sdk::LossOutput& out) {
+  std::map<std::string, double> values{{"total", out.total.item<double>()}};
+  for (const auto& [name, tensor] : out.components) values[name] = tensor.item<double>();
+  return values;
+}
+
+// LibreYOLO's get_losses keys -> ours; within 1e-4 relative (absolute 1e-6 for a zero l1).
+void check_against(const std::map<std::string, double>& actual, const fixture::Json& expected) {
+  const std::pair<const char*, const char*> names[] = {
+      {"total", "total_loss"}, {"iou", "iou_loss"}, {"obj", "obj_loss"}, {"cls", "cls_loss"}, {"l1", "l1_loss"}};
+  for (const auto& [ours, theirs] : names) {
+    CAPTURE(ours);
+    CHECK(actual.at(ours) == doctest::Approx(expected[theirs].number).epsilon(1e-4).scale(1e-2));
+  }
+}
+
+std::shared_ptr<L1Switch> l1_switch(bool on) {
+  auto state = std::make_shared<L1Switch>();
+  state->on = on;
+  return state;
+}
+
+}  // namespace
+
+TEST_CASE("yolox criterion: equals LibreYOLO's loss on crafted head outputs, without and with L1") {
+  const auto reference = fixture::read_fixture("reference_loss.json");
+  if (!reference) {
+    MESSAGE("no reference_loss.json: run tests/python/yolox_reference_keys.py to compare with LibreYOLO");
+    return;
+  }
+  const auto& crafted = (*reference)["crafted"];
+  const auto nc = static_cast<int64_t>(crafted["num_classes"].number);
+  const auto imgsz = static_cast<int64_t>(crafted["imgsz"].number);
+  const auto targets = fixture::crafted_targets(crafted);
+  const auto images = torch::zeros({targets.batch_size(), 3, imgsz, imgsz});
+  for (const bool on : {false, true}) {
+    CAPTURE(on);
+    const auto criterion = make_yolox_criterion(nc, l1_switch(on));
+    const auto values = components((*criterion)(fixture::crafted_raw_outputs(crafted), targets, images));
+    check_against(values, crafted[on ? "l1" : "no_l1"]);
+    MESSAGE("crafted, l1 " << on << ": total " << values.at("total") << " (LibreYOLO "
+                           << crafted[on ? "l1" : "no_l1"]["total_loss"].number << ")");
+  }
+}
+
+TEST_CASE("yolox criterion: a whole yolox-n in training mode gives LibreYOLO's loss") {
+  const auto reference = fixture::read_fixture("reference_loss.json");
+  if (!reference) return;
+  const auto& network = (*reference)["network"];
+  const auto nc = static_cast<int64_t>(network["num_classes"].number);
+  const auto imgsz = static_cast<int64_t>(network["imgsz"].number);
+  const auto targets = fixture::crafted_targets(network);
+  const int64_t batch = targets.batch_size();
+  YoloxDetector detector(network["size"].text, nc);
+  fixture::fill_deterministic(detector);
+  detector.train();  // BatchNorm on batch statistics, as LibreYOLO's training forward
+  const auto images = (0.5 + 0.5 * fixture::pattern(batch * 3 * imgsz * imgsz, 1000)).view({batch, 3, imgsz, imgsz}) *
+                      network["input_scale"].number;
+  torch::NoGradGuard no_grad;
+  const auto outputs = detector.forward_capturable(images);
+  for (const bool on : {false, true}) {
+    CAPTURE(on);
+    const auto criterion = make_yolox_criterion(nc, l1_switch(on));
+    check_against(components((*criterion)(outputs, targets, images)), network[on ? "l1" : "no_l1"]);
+  }
+}
+
+TEST_CASE("yolox: gradients of a whole yolox-n and its loss match LibreYOLO's") {
+  const auto reference = fixture::read_fixture("reference_loss.json");
+  if (!reference || !(*reference)["network"].has("gradients")) return;
+  const auto& network = (*reference)["network"];
+  const auto nc = static_cast<int64_t>(network["num_classes"].number);
+  const auto imgsz = static_cast<int64_t>(network["imgsz"].number);
+  const auto targets = fixture::crafted_targets(network);
+  const int64_t batch = targets.batch_size();
+  YoloxDetector detector(network["size"].text, nc);
+  fixture::fill_deterministic(detector);
+  detector.train();
+  detector.on_epoch_start({0, 1, false});  // no augmentation: L1 on, as in the Python run
+  const auto criterion = make_yolox_criterion(nc, detector.l1_switch());
+  const auto images = (0.5 + 0.5 * fixture::pattern(batch * 3 * imgsz * imgsz, 1000)).view({batch, 3, imgsz, imgsz}) *
+                      network["input_scale"].number;
+  (*criterion)(detector.forward_capturable(images), targets, images).total.backward();
+  const auto parameters = detector.named_parameters();
+  for (const auto& [name, expected] : network["gradients"].fields) {
+    CAPTURE(name);
+    REQUIRE(parameters.contains(name));
+    fixture::check_summary(parameters[name].grad(), expected, "gradient of " + name);
+  }
+}
+
+TEST_CASE("yolox: the L1 loss switches on at the first epoch without augmentation, announced once") {
+  // The trainer (core/src/trainer/trainer.cpp) passes augmenting = epoch < epochs - no_aug_epochs;
+  // with LibreYOLO's recipe at 20 epochs (no_aug_epochs 15) that is epochs 0..4, and LibreYOLO's
+  // trainer switches head.use_l1 on at epoch 20 - 15 = 5 (0-based).
+  const int epochs = 20, no_aug_epochs = 15;
+  auto detector = std::make_shared<YoloxDetector>("n", 3);
+  const auto criterion = make_yolox_criterion(3, detector->l1_switch());
+  const auto targets = sdk::pad_targets({fixture::box_rows({1.f, 20, 24, 16, 20})}, torch::kCPU);
+  const auto images = torch::rand({1, 3, 64, 64}) * 255;
+  torch::NoGradGuard no_grad;
+  detector->eval();
+  const auto outputs = detector->forward_capturable(images);
+  CHECK(detector->capture_generation() == 0);
+  for (int epoch = 0; epoch < epochs; ++epoch) {
+    CAPTURE(epoch);
+    detector->on_epoch_start({epoch, epochs, epoch < epochs - no_aug_epochs});
+    const bool expect_l1 = epoch >= 5;
+    CHECK(detector->use_l1() == expect_l1);
+    CHECK(detector->capture_generation() == (expect_l1 ? 1u : 0u));  // announced once, at epoch 5
+    const auto values = components((*criterion)(outputs, targets, images));
+    CHECK((values.at("l1") > 0.0) == expect_l1);
+    if (epoch == 5) CHECK(detector->last_capture_change_reason().find("epoch 6") != std::string::npos);
+  }
+  // A run resumed inside the no-aug phase switches at its first epoch.
+  auto resumed = std::make_shared<YoloxDetector>("n", 3);
+  resumed->on_epoch_start({12, epochs, false});
+  CHECK(resumed->use_l1());
+  CHECK(resumed->capture_generation() == 1u);
+}
+
+TEST_CASE("yolox criterion: gradients reach every level and channel group; empty images are fine") {
+  torch::manual_seed(3);
+  const int64_t nc = 4;
+  std::vector<torch::Tensor> outputs;
+  for (const int64_t side : {8, 4, 2}) outputs.push_back((torch::randn({3, 5 + nc, side, side}) * 0.5).requires_grad_(true));
+  const auto targets = sdk::pad_targets({fixture::box_rows({0.f, 20, 20, 24, 16, 3.f, 40, 44, 30, 36}),
+                                         torch::zeros({0, 5}), fixture::box_rows({1.f, 32, 32, 60, 56})},
+                                        torch::kCPU);
+  const auto criterion = make_yolox_criterion(nc, l1_switch(true));
+  CHECK(criterion->component_names() == std::vector<std::string>{"iou", "obj", "cls", "l1"});
+  const auto out = (*criterion)(outputs, targets, torch::zeros({3, 3, 64, 64}));
+  REQUIRE(out.total.dim() == 0);
+  CHECK((out.total.scalar_type() == torch::kFloat32));
+  const auto values = components(out);
+  CHECK(values.at("total") == doctest::Approx(values.at("iou") + values.at("obj") + values.at("cls") + values.at("l1")));
+  for (const char* name : {"iou", "obj", "cls", "l1"}) CHECK(values.at(name) > 0.0);
+  out.total.backward();
+  for (const auto& level : outputs) {
+    REQUIRE(level.grad().defined());
+    CHECK(torch::isfinite(level.grad()).all().item<bool>());
+    CHECK(level.grad().narrow(1, 4, 1).abs().sum().item<float>() > 0.0f);  // objectness: every anchor
+  }
+  const auto g = outputs[0].grad();
+  CHECK(g.narrow(1, 0, 4).abs().sum().item<float>() > 0.0f);  // box (IoU and L1)
+  CHECK(g.narrow(1, 5, nc).abs().sum().item<float>() > 0.0f);  // classes
+  // The image without boxes: only objectness (pushed towards background) gets gradient.
+  CHECK(g[1].narrow(0, 0, 4).abs().sum().item<float>() == 0.0f);
+  CHECK(g[1].narrow(0, 5, nc).abs().sum().item<float>() == 0.0f);
+  CHECK((g[1][4] > 0).all().item<bool>());
+
+  // A batch without any box: objectness alone, normalised by max(num_fg, 1) = 1.
+  std::vector<torch::Tensor> empty_outputs;
+  for (const auto& level : outputs) empty_outputs.push_back(level.detach().requires_grad_(true));
+  const auto none = sdk::pad_targets({torch::zeros({0, 5}), torch::zeros({0, 5}), torch::zeros({0, 5})}, torch::kCPU);
+  const auto empty = components((*criterion)(empty_outputs, none, torch::zeros({3, 3, 64, 64})));
+  CHECK(empty.at("iou") == 0.0);
+  CHECK(empty.at("cls") == 0.0);
+  CHECK(empty.at("l1") == 0.0);
+  CHECK(empty.at("obj") > 0.0);
+}
+
+TEST_CASE("yolox criterion: optimising raw outputs lowers the loss") {
+  torch::manual_seed(5);
+  std::vector<torch::Tensor> outputs;
+  for (const int64_t side : {8, 4, 2}) outputs.push_back((torch::randn({2, 7, side, side}) * 0.3).requires_grad_(true));
+  const auto targets = sdk::pad_targets({fixture::box_rows({0.f, 20, 20, 24, 16}),
+                                         fixture::box_rows({1.f, 40, 36, 30, 40})},
+                                        torch::kCPU);
+  const auto criterion = make_yolox_criterion(2, l1_switch(true));
+  torch::optim::SGD optimizer(outputs, torch::optim::SGDOptions(0.05).momentum(0.9));
+  const auto images = torch::zeros({2, 3, 64, 64});
+  const double first = (*criterion)(outputs, targets, images).total.item<double>();
+  for (int step = 0; step < 60; ++step) {
+    optimizer.zero_grad();
+    (*criterion)(outputs, targets, images).total.backward();
+    optimizer.step();
+  }
+  const double last = (*criterion)(outputs, targets, images).total.item<double>();
+  MESSAGE("loss " << first << " -> " << last);
+  CHECK(last < 0.5 * first);
+}
+
+TEST_CASE("yolox criterion: rejects outputs of the wrong layout") {
+  const auto criterion = make_yolox_criterion(3, nullptr);
+  const auto targets = sdk::pad_targets({torch::zeros({0, 5})}, torch::kCPU);
+  std::vector<torch::Tensor> wrong{torch::zeros({1, 9, 8, 8}), torch::zeros({1, 9, 4, 4}), torch::zeros({1, 9, 2, 2})};
+  CHECK_THROWS((*criterion)(wrong, targets, torch::zeros({1, 3, 64, 64})));
+  wrong.pop_back();
+  CHECK_THROWS((*criterion)(wrong, targets, torch::zeros({1, 3, 64, 64})));
+}

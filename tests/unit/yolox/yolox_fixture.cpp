@@ -1,0 +1,237 @@
+#include "yolox_fixture.hpp"
+
+#include "../torch_doctest.hpp"
+
+#include <algorithm>
+#include <cctype>
+#include <cmath>
+#include <cstdlib>
+#include <cstring>
+#include <fstream>
+#include <sstream>
+#include <stdexcept>
+
+namespace libreyolo::test::yolox {
+
+const Json& Json::operator[](const std::string& key) const {
+  for (const auto& [name, value] : fields)
+    if (name == key) return value;
+  throw std::runtime_error("JSON: no field " + key);
+}
+
+bool Json::has(const std::string& key) const {
+  return std::any_of(fields.begin(), fields.end(), [&](const auto& field) { return field.first == key; });
+}
+
+namespace {
+
+class Reader {
+ public:
+  explicit Reader(const std::string& text) : s_(text) {}
+
+  Json document() {
+    Json value = read();
+    skip();
+    if (i_ != s_.size()) fail("trailing characters");
+    return value;
+  }
+
+ private:
+  [[noreturn]] void fail(const std::string& what) const {
+    throw std::runtime_error("JSON: " + what + " at offset " + std::to_string(i_));
+  }
+  void skip() {
+    while (i_ < s_.size() && std::isspace(static_cast<unsigned char>(s_[i_]))) ++i_;
+  }
+  char peek() {
+    skip();
+    if (i_ >= s_.size()) fail("unexpected end");
+    return s_[i_];
+  }
+  void expect(char c) {
+    if (peek() != c) fail(std::string("expected '") + c + "'");
+    ++i_;
+  }
+  std::string string() {
+    expect('"');
+    std::string out;
+    while (i_ < s_.size() && s_[i_] != '"') {
+      char c = s_[i_++];
+      if (c == '\\') {
+        if (i_ >= s_.size()) fail("bad escape");
+        c = s_[i_++];
+        if (c == 'u') fail("\\u escapes are not supported");
+        if (c == 'n') c = '\n';
+        if (c == 't') c = '\t';
+      }
+      out += c;
+    }
+    expect('"');
+    return out;
+  }
+  // Reads the comma-separated elements of an array or object up to `close`.
+  template <class ReadOne>
+  void elements(char close, ReadOne read_one) {
+    if (peek() == close) {
+      ++i_;
+      return;
+    }
+    for (;;) {
+      read_one();
+      if (peek() == ',') {
+        ++i_;
+        continue;
+      }
+      expect(close);
+      return;
+    }
+  }
+  Json read() {
+    Json value;
+    const char c = peek();
+    if (c == '{') {
+      ++i_;
+      value.kind = Json::Kind::object;
+      elements('}', [&] {
+        auto key = string();
+        expect(':');
+        value.fields.emplace_back(std::move(key), read());
+      });
+    } else if (c == '[') {
+      ++i_;
+      value.kind = Json::Kind::array;
+      elements(']', [&] { value.items.push_back(read()); });
+    } else if (c == '"') {
+      value.kind = Json::Kind::string;
+      value.text = string();
+    } else {
+      for (const char* word : {"true", "false", "null"}) {
+        if (s_.compare(i_, std::strlen(word), word) == 0) {
+          i_ += std::strlen(word);
+          value.kind = word[0] == 'n' ? Json::Kind::null : Json::Kind::boolean;
+          value.number = word[0] == 't' ? 1.0 : 0.0;
+          return value;
+        }
+      }
+      const char* begin = s_.c_str() + i_;
+      char* end = nullptr;
+      value.kind = Json::Kind::number;
+      value.number = std::strtod(begin, &end);
+      if (end == begin) fail("bad value");
+      i_ += static_cast<size_t>(end - begin);
+    }
+    return value;
+  }
+
+  const std::string& s_;
+  size_t i_ = 0;
+};
+
+bool ends_with(const std::string& s, const std::string& suffix) {
+  return s.size() >= suffix.size() && s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
+}
+
+}  // namespace
+
+Json parse_json(const std::string& text) { return Reader(text).document(); }
+
+std::string fixture_dir() {
+#ifdef LIBREYOLO_TEST_SOURCE_DIR
+  return std::string(LIBREYOLO_TEST_SOURCE_DIR) + "/tests/fixtures/yolox";
+#else
+  return "tests/fixtures/yolox";
+#endif
+}
+
+std::unique_ptr<Json> read_fixture(const std::string& name) {
+  std::ifstream in(fixture_dir() + "/" + name);
+  if (!in) return nullptr;
+  std::stringstream buffer;
+  buffer << in.rdbuf();
+  return std::make_unique<Json>(parse_json(buffer.str()));
+}
+
+std::vector<int64_t> to_shape(const Json& array) {
+  std::vector<int64_t> shape;
+  for (const auto& item : array.items) shape.push_back(static_cast<int64_t>(item.number));
+  return shape;
+}
+
+torch::Tensor pattern(int64_t count, int64_t seed) {
+  const auto i = torch::arange(count, torch::kFloat64);
+  const auto x = torch::sin(i * 12.9898 + static_cast<double>(seed) * 78.233) * 43758.5453;
+  return (2.0 * (x - torch::floor(x)) - 1.0).to(torch::kFloat32);
+}
+
+void fill_deterministic(torch::nn::Module& module) {
+  std::vector<std::pair<std::string, torch::Tensor>> tensors;
+  for (const auto& item : module.named_parameters(true)) tensors.emplace_back(item.key(), item.value());
+  for (const auto& item : module.named_buffers(true)) tensors.emplace_back(item.key(), item.value());
+  std::sort(tensors.begin(), tensors.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
+  torch::NoGradGuard no_grad;
+  for (size_t index = 0; index < tensors.size(); ++index) {
+    auto& [key, tensor] = tensors[index];
+    if (ends_with(key, "num_batches_tracked")) continue;
+    auto values = pattern(tensor.numel(), static_cast<int64_t>(index)).view(tensor.sizes());
+    if (ends_with(key, "running_var")) {
+      values = 1.0 + 0.5 * values.abs();
+    } else if (ends_with(key, "running_mean") || ends_with(key, "bias")) {
+      values = 0.1 * values;
+    } else if (tensor.dim() == 4) {
+      const auto fan_in = static_cast<double>(tensor.size(1) * tensor.size(2) * tensor.size(3));
+      values = values * (2.5 / std::sqrt(fan_in));
+    } else {
+      values = 1.0 + 0.1 * values;
+    }
+    tensor.copy_(values);
+  }
+}
+
+void check_summary(const torch::Tensor& actual, const Json& expected, const std::string& what) {
+  CAPTURE(what);
+  REQUIRE(actual.sizes().vec() == to_shape(expected["shape"]));
+  const auto flat = actual.to(torch::kFloat64).reshape(-1);
+  const double abs_sum = flat.abs().sum().item<double>(), expected_abs_sum = expected["abs_sum"].number;
+  CHECK(abs_sum == doctest::Approx(expected_abs_sum).epsilon(1e-4));
+  CHECK(std::abs(flat.sum().item<double>() - expected["sum"].number) <= 1e-4 * expected_abs_sum + 1e-4);
+  const auto& head = expected["head"].items;
+  for (size_t i = 0; i < head.size(); ++i) {
+    CAPTURE(i);
+    CHECK(std::abs(flat[static_cast<int64_t>(i)].item<double>() - head[i].number) <=
+          1e-4 * std::max(1.0, std::abs(head[i].number)));
+  }
+}
+
+torch::Tensor box_rows(const std::vector<float>& values) {
+  return torch::tensor(values).view({-1, 5});
+}
+
+std::vector<torch::Tensor> crafted_raw_outputs(const Json& crafted) {
+  const auto imgsz = static_cast<int64_t>(crafted["imgsz"].number);
+  const auto classes = static_cast<int64_t>(crafted["num_classes"].number);
+  const auto batch = static_cast<int64_t>(crafted["targets"].items.size());
+  std::vector<torch::Tensor> outputs;
+  const int64_t strides[] = {8, 16, 32};
+  for (int64_t level = 0; level < 3; ++level) {
+    const int64_t side = imgsz / strides[level], channels = 5 + classes;
+    const auto base = pattern(batch * channels * side * side, 2000 + level).view({batch, channels, side, side});
+    const auto log_size = std::log(20.0 / static_cast<double>(strides[level]));
+    outputs.push_back(torch::cat({0.5 + 0.4 * base.narrow(1, 0, 2), log_size + 0.5 * base.narrow(1, 2, 2),
+                                  3.0 * base.narrow(1, 4, channels - 4)},
+                                 1));
+  }
+  return outputs;
+}
+
+libreyolo::sdk::Targets crafted_targets(const Json& crafted) {
+  std::vector<torch::Tensor> per_image;
+  for (const auto& image : crafted["targets"].items) {
+    std::vector<float> values;
+    for (const auto& box : image.items)
+      for (const auto& v : box.items) values.push_back(static_cast<float>(v.number));
+    per_image.push_back(torch::tensor(values).view({static_cast<int64_t>(image.items.size()), 5}));
+  }
+  return libreyolo::sdk::pad_targets(per_image, torch::kCPU);
+}
+
+}  // namespace libreyolo::test::yolox

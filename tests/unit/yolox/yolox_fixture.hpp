@@ -1,0 +1,56 @@
+#pragma once
+// Reading tests/fixtures/yolox/*.json (written by tests/python/yolox_reference_keys.py) and the
+// deterministic tensors both sides build from the same formulas.
+
+#include <libreyolo/sdk/targets.hpp>
+#include <torch/nn/module.h>
+#include <torch/types.h>
+
+#include <memory>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace libreyolo::test::yolox {
+
+// Just enough JSON for the fixtures: objects, arrays, strings without \u, numbers, literals.
+struct Json {
+  enum class Kind { null, boolean, number, string, array, object } kind = Kind::null;
+  double number = 0.0;
+  std::string text;
+  std::vector<Json> items;                           // array elements
+  std::vector<std::pair<std::string, Json>> fields;  // object members, in order
+
+  const Json& operator[](const std::string& key) const;  // throws if absent
+  bool has(const std::string& key) const;
+};
+
+Json parse_json(const std::string& text);
+
+// The fixture file `name` in tests/fixtures/yolox/, or null when it does not exist.
+std::unique_ptr<Json> read_fixture(const std::string& name);
+std::string fixture_dir();
+
+std::vector<int64_t> to_shape(const Json& array);
+
+// 2 * frac(sin(12.9898 i + 78.233 seed) * 43758.5453) - 1 for i < count, in float64, returned as
+// float32: the Python script's pattern().
+torch::Tensor pattern(int64_t count, int64_t seed);
+
+// The Python script's fill_deterministic(): every state-dict tensor from its position in sorted
+// key order (conv weights scaled by 2.5 / sqrt(fan_in), BatchNorm near 1, biases near 0).
+void fill_deterministic(torch::nn::Module& module);
+
+// Checks shape, sum, abs_sum (relative 1e-4 of abs_sum) and the first 32 values (1e-4) against
+// the Python script's summarize().
+void check_summary(const torch::Tensor& actual, const Json& expected, const std::string& what);
+
+// Target rows (class, cx, cy, w, h) from a flat list: [n, 5] float32.
+torch::Tensor box_rows(const std::vector<float>& values);
+
+// reference_loss.json's "crafted" case: the raw head outputs per level [B, 5 + C, H, W] that the
+// Python script's crafted_raw_outputs() builds from pattern(), and its padded targets.
+std::vector<torch::Tensor> crafted_raw_outputs(const Json& crafted);
+libreyolo::sdk::Targets crafted_targets(const Json& crafted);
+
+}  // namespace libreyolo::test::yolox
