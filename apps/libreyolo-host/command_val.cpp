@@ -69,6 +69,7 @@ int run_val(const Args& args) {
   options.nms.conf = static_cast<float>(o.get_double("conf"));
   options.nms.iou = static_cast<float>(o.get_double("iou"));
   options.nms.max_det = static_cast<int>(o.get_int("max_det"));
+  options.nms.multi_label = run.family->info.multi_label_nms;
   core::trainer::Validator validator(samples, dataset.names, options);
   const auto evaluation = validator.run(*model, run.family->info.input);
 

@@ -27,6 +27,9 @@ class Yolo9Family : public sdk::Family {
     info.augment.mixup = sdk::AugmentStyle::Mixup::beta_blend;
     info.augment.upscale_mosaic_tiles = false;
     info.augment.mosaic_min_box_side = 2.0f;
+    // LibreYOLO's YOLOv9 post-processing (predict and its validator) keeps every class above
+    // the threshold, at most 30000 candidates, then per-class NMS.
+    info.multi_label_nms = true;
     return info;
   }
 

@@ -35,23 +35,50 @@ std::vector<int64_t> greedy_nms(const torch::Tensor& boxes, const torch::Tensor&
   return keep;
 }
 
+namespace {
+
+struct Candidates {
+  torch::Tensor anchor, score, class_id;  // anchor indices (on the input's device), CPU score and class
+};
+
+// The selection and the confidence filter run where the tensors are (the GPU during training);
+// only the survivors travel to the host.
+Candidates select_candidates(const torch::Tensor& boxes, const torch::Tensor& scores, const NmsOptions& options) {
+  const auto finite_box = torch::isfinite(boxes).all(1);
+  if (!options.multi_label) {
+    auto [best_score, best_class] = scores.max(1);
+    const auto keep = (best_score > options.conf) & torch::isfinite(best_score) & finite_box;
+    const auto anchor = keep.nonzero().squeeze(1);
+    return {anchor, best_score.index_select(0, anchor).to(torch::kCPU).contiguous(),
+            best_class.index_select(0, anchor).to(torch::kCPU).contiguous()};
+  }
+  const auto pairs = ((scores > options.conf) & torch::isfinite(scores) & finite_box.unsqueeze(1)).nonzero();
+  auto anchor = pairs.select(1, 0);
+  auto class_id = pairs.select(1, 1);
+  auto score = scores.index({anchor, class_id});
+  const int64_t cap = std::max(options.max_det, options.max_candidates);
+  if (score.size(0) > cap) {
+    const auto top = std::get<1>(score.topk(cap));
+    anchor = anchor.index_select(0, top);
+    class_id = class_id.index_select(0, top);
+    score = score.index_select(0, top);
+  }
+  return {anchor.contiguous(), score.to(torch::kCPU).contiguous(), class_id.to(torch::kCPU).contiguous()};
+}
+
+}  // namespace
+
 std::vector<std::vector<Detection>> postprocess_detections(
     const torch::Tensor& boxes, const torch::Tensor& scores,
     const std::vector<InputToOriginal>& mapping, const NmsOptions& options) {
   TORCH_CHECK(boxes.dim() == 3 && boxes.size(2) == 4, "boxes must be [B, N, 4], got ", boxes.sizes());
   TORCH_CHECK(scores.dim() == 3 && scores.size(1) == boxes.size(1), "scores must be [B, N, C]");
   TORCH_CHECK(static_cast<int64_t>(mapping.size()) == boxes.size(0), "one mapping per image");
-  // Best class per candidate and the confidence filter run where the tensors are (the GPU
-  // during training); only the survivors travel to the host.
-  auto [best_score, best_class] = scores.to(torch::kFloat32).max(2);
+  const auto all_scores = scores.to(torch::kFloat32);
   std::vector<std::vector<Detection>> results(mapping.size());
   for (int64_t i = 0; i < boxes.size(0); ++i) {
-    auto keep = (best_score[i] > options.conf) & torch::isfinite(best_score[i]) &
-                torch::isfinite(boxes[i]).all(1);
-    auto idx = keep.nonzero().squeeze(1);
+    auto [idx, s, c] = select_candidates(boxes[i], all_scores[i], options);
     auto b = boxes[i].index_select(0, idx).to(torch::kCPU, torch::kFloat32).contiguous();
-    auto s = best_score[i].index_select(0, idx).to(torch::kCPU).contiguous();
-    auto c = best_class[i].index_select(0, idx).to(torch::kCPU).contiguous();
     const auto& m = mapping[static_cast<size_t>(i)];
     // Map to original pixels and clip.
     auto* pb = b.data_ptr<float>();

@@ -155,6 +155,7 @@ void load_data(Session& s, const TrainRequest& request) {
   validation.workers = s.config.workers;
   validation.device = s.device;
   validation.precision = s.precision;
+  validation.nms.multi_label = s.family->info.multi_label_nms;
   s.validator = std::make_unique<Validator>(s.val_split, s.dataset.names, validation);
 }
 

@@ -43,3 +43,45 @@ TEST_CASE("postprocess: best class, threshold, per-class NMS, mapping, clipping,
   options.max_det = 2;
   CHECK(postprocess_detections(boxes, scores, {map}, options)[0].size() == 2);
 }
+
+TEST_CASE("postprocess multi_label: every class above conf is a candidate, capped by score") {
+  // Two anchors; the first is above conf in two classes. Best-class keeps 2 detections,
+  // multi-label 3: (anchor 0, class 0), (anchor 0, class 1), (anchor 1, class 1).
+  const auto boxes = torch::tensor({{0.f, 0.f, 10.f, 10.f}, {50.f, 50.f, 60.f, 60.f}}).view({1, 2, 4});
+  const auto scores = torch::tensor({{0.9f, 0.6f}, {0.0f, 0.7f}}).view({1, 2, 2});
+  InputToOriginal map;
+  map.original_width = 100;
+  map.original_height = 100;
+  NmsOptions options;
+  CHECK(postprocess_detections(boxes, scores, {map}, options)[0].size() == 2);
+  options.multi_label = true;
+  const auto out = postprocess_detections(boxes, scores, {map}, options)[0];
+  REQUIRE(out.size() == 3);
+  CHECK(out[0].score == doctest::Approx(0.9));
+  CHECK(out[0].class_id == 0);
+  CHECK(out[1].score == doctest::Approx(0.7));
+  CHECK(out[1].class_id == 1);
+  CHECK(out[1].box.x1 == doctest::Approx(50.0));
+  CHECK(out[2].score == doctest::Approx(0.6));
+  CHECK(out[2].class_id == 1);
+  CHECK(out[2].box.x1 == doctest::Approx(0.0));
+}
+
+TEST_CASE("postprocess multi_label: the candidate cap applies before NMS, as LibreYOLO's") {
+  // A and B overlap (same class); C is elsewhere. Capped to the 2 best candidates, NMS keeps A
+  // only; uncapped, A and C.
+  const auto boxes = torch::tensor({{0.f, 0.f, 10.f, 10.f}, {0.f, 0.f, 10.f, 11.f}, {50.f, 50.f, 60.f, 60.f}})
+                         .view({1, 3, 4});
+  const auto scores = torch::tensor({0.9f, 0.8f, 0.5f}).view({1, 3, 1});
+  InputToOriginal map;
+  map.original_width = 100;
+  map.original_height = 100;
+  NmsOptions options;
+  options.multi_label = true;
+  options.max_det = 2;
+  CHECK(postprocess_detections(boxes, scores, {map}, options)[0].size() == 2);
+  options.max_candidates = 2;
+  const auto capped = postprocess_detections(boxes, scores, {map}, options)[0];
+  REQUIRE(capped.size() == 1);
+  CHECK(capped[0].score == doctest::Approx(0.9));
+}

@@ -59,6 +59,9 @@ struct FamilyInfo {
   std::map<std::string, int> default_imgsz;  // per size; sizes not listed use 640
   InputFormat input;                         // what forward_capturable() receives
   AugmentStyle augment;                      // how mosaic and mixup are composed
+  // Post-processing: every class above the confidence threshold is a candidate (LibreYOLO's
+  // YOLOv9), instead of each anchor's best class only (LibreYOLO's YOLOX).
+  bool multi_label_nms = false;
   std::string version = "0.1.0";           // the plugin's own version
 };
 

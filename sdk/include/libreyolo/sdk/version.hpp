@@ -4,4 +4,4 @@
 // plugins built against the old headers instead of crashing inside them.
 
 #define LIBREYOLO_SDK_VERSION "0.1.0"
-#define LIBREYOLO_SDK_ABI_VERSION 1
+#define LIBREYOLO_SDK_ABI_VERSION 2

@@ -1,8 +1,8 @@
 #pragma once
-// Candidate boxes to final detections, the same for every family and as LibreYOLO's shared
-// post-processing does it: best class per candidate, confidence threshold, drop non-finite
-// rows, map to original image pixels, clip, drop empty boxes, per-class greedy NMS, keep the
-// max_det highest scores.
+// Candidate boxes to final detections, as LibreYOLO's post-processing does it: candidates above
+// the confidence threshold (each anchor's best class, or with multi_label every class above it,
+// as LibreYOLO's YOLOv9 does), drop non-finite rows, map to original image pixels, clip, drop
+// empty boxes, per-class greedy NMS, keep the max_det highest scores.
 
 #include <torch/types.h>
 
@@ -16,6 +16,10 @@ struct NmsOptions {
   float conf = 0.001f;  // validation default (LibreYOLO: 0.001); predict uses 0.25
   float iou = 0.6f;     // suppress when IoU > iou
   int max_det = 300;
+  // Every (anchor, class) pair above conf is a candidate, at most max_candidates of the highest
+  // scores (the family's FamilyInfo::multi_label_nms); otherwise each anchor's best class only.
+  bool multi_label = false;
+  int max_candidates = 30000;
 };
 
 // How network-input pixels map back to the original image: original = (input - pad) / scale.
