@@ -11,6 +11,7 @@ packages=(
   libboost-dev libboost-program-options-dev
   libyaml-cpp-dev libspdlog-dev doctest-dev
   libjpeg-dev libpng-dev
+  chromium                                # headless check of the profiler's timeline.html (tests/integration)
 )
 missing=()
 for p in "${packages[@]}"; do

@@ -69,6 +69,8 @@ OptionTable train_options() {
       .add(opt("multi_scale", T::boolean, "false", "random input size per batch"))
       .add(opt("cuda_graph", T::boolean, "false", "capture the network into a CUDA graph"))
       .add(opt("profile", T::boolean, "false", "profile a window of steps and print a verdict"))
+      .add(opt("profile_skip", T::integer, "5", "profile=true: steps discarded before the window"))
+      .add(opt("profile_steps", T::integer, "20", "profile=true: steps measured (half unsynchronised, half synchronised)"))
       .add(opt("sync_bn", T::boolean, "false", "synchronized BatchNorm under multi-GPU (family default)"))
       .add(opt("save_period", T::integer, "10", "save a checkpoint every N epochs; 0 = only last/best"))
       .add(opt("eval_interval", T::integer, "10", "validate every N epochs (and at the end)"))

@@ -77,6 +77,8 @@ TrainConfig make_train_config(const config::ResolvedOptions& o) {
   c.amp_dtype = o.get_text("amp_dtype");
   c.cuda_graph = o.get_bool("cuda_graph");
   c.profile = o.get_bool("profile");
+  c.profile_skip = int_in(o, "profile_skip", 0, 1 << 20);
+  c.profile_steps = int_in(o, "profile_steps", 2, 100000);  // two halves: unsynchronised, synchronised
   c.sync_bn = o.get_bool("sync_bn");
   c.project = o.get_text("project");
   c.name = o.get_text("name");

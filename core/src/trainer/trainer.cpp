@@ -12,6 +12,7 @@
 #include "libreyolo/core/eval/report_format.hpp"
 #include "libreyolo/core/log/log.hpp"
 #include "libreyolo/core/optim/accumulation.hpp"
+#include "libreyolo/core/profiler/training_profiler_setup.hpp"
 #include "libreyolo/core/trainer/interrupt.hpp"
 #include "libreyolo/core/trainer/progress_display.hpp"
 #include "libreyolo/core/trainer/results_log.hpp"
@@ -25,7 +26,8 @@ using Clock = std::chrono::steady_clock;
 
 // One epoch of training. Returns the epoch's mean loss components.
 std::vector<std::pair<std::string, double>> train_one_epoch(Session& s, int epoch, ProgressDisplay& display,
-                                                            double& seconds, std::size_t& images_seen) {
+                                                            double& seconds, std::size_t& images_seen,
+                                                            profiler::TrainingProfiler* step_profiler, bool stop_when_profiled) {
   const auto& c = s.config;
   const bool mosaic = epoch < c.epochs - c.no_aug_epochs;
   s.model->train();
@@ -57,7 +59,13 @@ std::vector<std::pair<std::string, double>> train_one_epoch(Session& s, int epoc
     if (!batch) break;
     const auto window = optim::accumulation_window(epoch, step, steps, s.accumulate);
     sums += train_step(s, *batch, window, scale_rng);
-    if (s.observer) s.observer->step_ends();
+    if (s.observer) {
+      s.observer->step_ends();
+      if (step_profiler && step_profiler->finished()) {
+        s.observer = nullptr;  // the window is reported: the profiler's hooks come off
+        if (stop_when_profiled) break;
+      }
+    }
     ++counted;
     images_seen += static_cast<std::size_t>(batch->images.size(0));
     ++step;
@@ -96,6 +104,9 @@ TrainOutcome train(const TrainRequest& request) {
   log::info("run folder: ", s.run.root.string());
 
   prepare_session(s, request);
+  // world_size 1: distributed training does not exist yet; the profiler ignores it (warning) then.
+  const auto step_profiler = profiler::make_training_profiler(s.config, s.family->info.name + s.size, s.device, s.run.root, 1);
+  s.observer = step_profiler.get();
   if (resume_from) {
     restore_training_state(s, *resume_from);
     log::info("resuming ", s.run.root.string(), " after epoch ", s.progress.start_epoch);
@@ -112,10 +123,11 @@ TrainOutcome train(const TrainRequest& request) {
     std::size_t images = 0;
     std::vector<std::pair<std::string, double>> losses;
     try {
-      losses = train_one_epoch(s, epoch, display, seconds, images);
+      losses = train_one_epoch(s, epoch, display, seconds, images, step_profiler.get(), request.stop_when_profiled);
     } catch (const c10::OutOfMemoryError& e) {
       throw out_of_memory_error(s.config.batch, s.config.imgsz, s.device.str(), e.what());
     }
+    if (request.stop_when_profiled && step_profiler && step_profiler->finished()) break;  // measured: no validation, no save
     if (InterruptGuard::requested()) {
       save_checkpoint_file(s, s.run.weights / "last.pt", epoch - 1);
       log::warn("interrupted during epoch ", epoch + 1, ": saved ", (s.run.weights / "last.pt").string(),
@@ -168,6 +180,7 @@ TrainOutcome train(const TrainRequest& request) {
       break;
     }
   }
+  if (step_profiler) step_profiler->run_ended();
   outcome.best_map50_95 = s.progress.best_epoch >= 0 ? s.progress.best_fitness : -1;
   log::info("done: ", s.run.root.string(), " (best mAP50-95 ", outcome.best_map50_95, ")");
   log::close_file();

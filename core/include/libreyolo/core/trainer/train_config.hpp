@@ -28,6 +28,7 @@ struct TrainConfig {
   bool ema = true, amp = true, cuda_graph = false, profile = false, sync_bn = false;
   double ema_decay = 0.9998;
   std::string amp_dtype = "float16";
+  int profile_skip = 5, profile_steps = 20;  // profile=true: steps discarded, then measured
   // Run folder, checkpoints, evaluation, logging.
   std::string project = "runs/train", name = "exp";
   bool exist_ok = false, resume = false, verbose = false;

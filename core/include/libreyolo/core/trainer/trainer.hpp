@@ -33,6 +33,7 @@ struct TrainRequest {
   std::string size;
   std::filesystem::path bundled_datasets;       // share/libreyolo/datasets of this install
   std::optional<StartWeights> weights;  // model=file.pt: start from these weights
+  bool stop_when_profiled = false;      // `profile run`: end once the profiler's window is reported
 };
 
 struct TrainOutcome {
