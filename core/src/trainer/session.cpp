@@ -254,7 +254,10 @@ torch::Tensor forward_backward(Session& s, const data::Batch& batch, std::int64_
 torch::Tensor train_step(Session& s, const data::Batch& batch, const optim::AccumulationWindow& window,
                          std::mt19937_64& scale_rng) {
   const auto& c = s.config;
-  if (window.starts_window) s.optimizer->zero_grad();
+  // With CUDA graphs the backward graph adds into the .grad tensors it recorded: zero them in
+  // place. Otherwise dropping them is cheaper (autograd's first accumulation then takes the
+  // new gradient without a kernel).
+  if (window.starts_window) s.optimizer->zero_grad(/*set_to_none=*/!s.capture->active());
   auto losses = forward_backward(s, batch, window.window_size, scale_rng);
 
   if (window.ends_window) {

@@ -106,7 +106,9 @@ TEST_CASE("yolox: gradients of a whole yolox-n and its loss match LibreYOLO's") 
   for (const auto& [name, expected] : network["gradients"].fields) {
     CAPTURE(name);
     REQUIRE(parameters.contains(name));
-    fixture::check_summary(parameters[name].grad(), expected, "gradient of " + name);
+    // 1e-3: LibTorch 2.11's CPU convolution backward differs from 1.13's (the fixture's) by up
+    // to 2.6e-4 relative in a few elements (measured on the GPU machine, 2026-11-29).
+    fixture::check_summary(parameters[name].grad(), expected, "gradient of " + name, 1e-3);
   }
 }
 
