@@ -2,6 +2,7 @@
 
 #include <doctest/doctest.h>
 
+#include <cstring>
 #include <vector>
 
 #include "libreyolo/core/data/augment/flip.hpp"
@@ -39,5 +40,24 @@ TEST_CASE("flip: letterbox padding stays on the right") {
   CHECK(at::max_edge_difference(found.box, boxes[0]) == doctest::Approx(0.0f));
   for (int y = 0; y < 64; ++y) {
     for (int x = 40; x < 64; ++x) CHECK_EQ(int(img.pixel(x, y)[0]), 114);
+  }
+}
+
+TEST_CASE("flip: every pixel lands at its mirror column, whatever the width") {
+  // Rows are mirrored in chunks from both ends: widths around the chunk sizes, odd and even.
+  for (const int w : {1, 2, 3, 63, 64, 65, 127, 128, 129, 255, 256, 257, 640}) {
+    const aug::Image original = at::make_noise_image(w + 5, 3, static_cast<std::uint64_t>(w));
+    aug::Image img = original;
+    std::vector<aug::PixelBox> boxes;
+    aug::flip_horizontal(at::mview(img), w, 3, boxes);
+    int wrong = 0;
+    for (int y = 0; y < 3; ++y) {
+      for (int x = 0; x < w + 5; ++x) {
+        const int from = x < w ? w - 1 - x : x;  // columns past the content stay
+        wrong += std::memcmp(img.pixel(x, y), original.pixel(from, y), 3) != 0;
+      }
+    }
+    INFO("width " << w);
+    CHECK(wrong == 0);
   }
 }

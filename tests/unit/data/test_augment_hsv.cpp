@@ -4,7 +4,9 @@
 #include <doctest/doctest.h>
 
 #include <algorithm>
+#include <array>
 #include <cmath>
+#include <cstring>
 #include <random>
 
 #include "libreyolo/core/data/augment/hsv.hpp"
@@ -14,6 +16,35 @@ namespace aug = libreyolo::core::data;
 namespace at = libreyolo::core::data::test;
 
 namespace {
+
+// OpenCV's 8-bit RGB -> HSV as written there: reciprocal tables in 20.12 fixed point.
+aug::Hsv8 opencv_rgb_to_hsv(int r, int g, int b) {
+  static const auto tables = [] {
+    std::array<std::array<long, 256>, 2> t{};  // saturation, hue
+    for (int i = 1; i < 256; ++i) {
+      t[0][static_cast<std::size_t>(i)] = std::lround(255.0 * 4096 / i);
+      t[1][static_cast<std::size_t>(i)] = std::lround(180.0 * 4096 / (6 * i));
+    }
+    return t;
+  }();
+  const int v = std::max({r, g, b});
+  const int diff = v - std::min({r, g, b});
+  const long s = (diff * tables[0][static_cast<std::size_t>(v)] + 2048) >> 12;
+  const int numerator = v == r ? g - b : (v == g ? b - r + 2 * diff : r - g + 4 * diff);
+  long h = (numerator * tables[1][static_cast<std::size_t>(diff)] + 2048) >> 12;
+  h += h < 0 ? 180 : 0;
+  return {static_cast<std::uint8_t>(h), static_cast<std::uint8_t>(s),
+          static_cast<std::uint8_t>(v)};
+}
+
+// HSV -> RGB in integers, rounded: V, p = V (1 - S), x = V (1 - S g / 30) placed by sector.
+void integer_hsv_to_rgb(int h, int s, int v, std::uint8_t rgb[3]) {
+  const int sector = h / 30, f = h % 30;
+  const int g = sector % 2 == 1 ? f : 30 - f;
+  const int value[3] = {v, (v * (7650 - s * g) + 3825) / 7650, (v * (255 - s) + 127) / 255};
+  constexpr int kOrder[6][3] = {{0, 1, 2}, {1, 0, 2}, {2, 0, 1}, {2, 1, 0}, {1, 2, 0}, {0, 2, 1}};
+  for (int ch = 0; ch < 3; ++ch) rgb[ch] = static_cast<std::uint8_t>(value[kOrder[sector][ch]]);
+}
 
 aug::Image one_pixel(int r, int g, int b) {
   return at::make_image(1, 1, {static_cast<std::uint8_t>(r), static_cast<std::uint8_t>(g),
@@ -158,4 +189,64 @@ TEST_CASE("hsv: YOLOX delta ranges, and only the content rectangle changes") {
   }
   CHECK(changed_inside > 500);
   CHECK(changed_outside == 0);
+}
+
+TEST_CASE("hsv: every colour converts exactly as OpenCV's integer code, vectorised or not") {
+  // The implementation replaces tables and divisions by float steps, exact on these inputs;
+  // this pins them on every input there is.
+  int wrong_hsv = 0, wrong_rgb = 0;
+  for (int r = 0; r < 256; ++r) {
+    for (int g = 0; g < 256; ++g) {
+      for (int b = 0; b < 256; ++b) {
+        const aug::Hsv8 got = aug::rgb_to_hsv8(static_cast<std::uint8_t>(r),
+                                               static_cast<std::uint8_t>(g),
+                                               static_cast<std::uint8_t>(b));
+        const aug::Hsv8 want = opencv_rgb_to_hsv(r, g, b);
+        wrong_hsv += got.h != want.h || got.s != want.s || got.v != want.v;
+      }
+    }
+  }
+  for (int h = 0; h < 180; ++h) {
+    for (int s = 0; s < 256; ++s) {
+      for (int v = 0; v < 256; ++v) {
+        std::uint8_t got[3], want[3];
+        aug::hsv8_to_rgb({static_cast<std::uint8_t>(h), static_cast<std::uint8_t>(s),
+                          static_cast<std::uint8_t>(v)},
+                         got);
+        integer_hsv_to_rgb(h, s, v, want);
+        wrong_rgb += std::memcmp(got, want, 3) != 0;
+      }
+    }
+  }
+  CHECK(wrong_hsv == 0);
+  CHECK(wrong_rgb == 0);
+
+  // apply_hsv runs blocks of pixels through vector code: all 2^24 colours, a content width
+  // that ends inside a block, deltas that wrap the hue and clamp S and V.
+  aug::Image all = at::make_image(4096, 4096);
+  for (std::size_t i = 0; i < 4096u * 4096u; ++i) {
+    all.pixels[3 * i] = static_cast<std::uint8_t>(i >> 16);
+    all.pixels[3 * i + 1] = static_cast<std::uint8_t>(i >> 8);
+    all.pixels[3 * i + 2] = static_cast<std::uint8_t>(i);
+  }
+  const int content_width = 4096 - 37;
+  for (const aug::HsvDelta delta : {aug::HsvDelta{4, -29, 29}, aug::HsvDelta{-4, 29, -29}}) {
+    aug::Image img = all;
+    aug::apply_hsv(at::mview(img), content_width, 4096, delta);
+    int wrong = 0;
+    for (int y = 0; y < 4096; ++y) {
+      for (int x = 0; x < 4096; ++x) {
+        const std::uint8_t* in = all.pixel(x, y);
+        std::uint8_t want[3] = {in[0], in[1], in[2]};
+        if (x < content_width) {
+          const aug::Hsv8 hsv = opencv_rgb_to_hsv(in[0], in[1], in[2]);
+          integer_hsv_to_rgb((hsv.h + delta.h + 180) % 180, std::clamp(hsv.s + delta.s, 0, 255),
+                             std::clamp(hsv.v + delta.v, 0, 255), want);
+        }
+        wrong += std::memcmp(img.pixel(x, y), want, 3) != 0;
+      }
+    }
+    INFO("delta " << delta.h << " " << delta.s << " " << delta.v);
+    CHECK(wrong == 0);
+  }
 }

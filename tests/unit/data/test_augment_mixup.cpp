@@ -2,9 +2,12 @@
 
 #include <doctest/doctest.h>
 
+#include <algorithm>
+#include <cmath>
 #include <random>
 #include <vector>
 
+#include "libreyolo/core/data/augment/letterbox.hpp"
 #include "libreyolo/core/data/augment/mixup.hpp"
 #include "libreyolo/core/data/augment/random.hpp"
 #include "test_augment_support.hpp"
@@ -82,4 +85,44 @@ TEST_CASE("mixup: yolo9's blend weights the two images by the ratio") {
   for (int i = 0; i < 2000; ++i) mean += aug::beta_sample(rng, 32, 32);
   mean /= 2000;
   CHECK(mean == doctest::Approx(0.5).epsilon(0.02));
+}
+
+TEST_CASE("mixup: equals letterbox, jittered resize and floor average done one after another") {
+  // mixup_yolox reads the letterbox padding virtually and averages rows as it resizes them;
+  // the reference materialises every step. Images not at the letterbox size are resized first.
+  const int imgsz = 160;
+  aug::ResizeScratch resize;
+  aug::MixupScratch scratch;
+  std::mt19937_64 rng(21);
+  for (const aug::Image& other :
+       {at::make_noise_image(160, 100, 1), at::make_noise_image(90, 160, 2),
+        at::make_noise_image(57, 41, 3), at::make_noise_image(300, 220, 4)}) {
+    for (int round = 0; round < 6; ++round) {
+      const aug::MixupJitter jitter = aug::random_mixup_jitter(imgsz, 0.5, 1.5, rng);
+      const aug::Image before =
+          at::make_noise_image(imgsz, imgsz, static_cast<std::uint64_t>(round));
+      aug::Image out = before;
+      std::vector<aug::PixelBox> boxes;
+      aug::mixup_yolox(at::view(other), {}, jitter, at::mview(out), boxes, scratch);
+
+      aug::Image square = at::make_image(imgsz, imgsz);
+      aug::letterbox(at::view(other), imgsz, at::mview(square), aug::LetterboxPad::top_left,
+                     resize);
+      const int side = static_cast<int>(std::floor(imgsz * jitter.scale + 1e-9));
+      aug::Image jittered = at::make_image(imgsz, imgsz, {0, 0, 0});  // YOLOX's zeros
+      const int w = std::clamp(side - jitter.x_offset, 0, imgsz);
+      const int h = std::clamp(side - jitter.y_offset, 0, imgsz);
+      aug::resize_bilinear_window(at::view(square), side, side, jitter.mirror, jitter.x_offset,
+                                  jitter.y_offset, w, h, jittered.pixels.data(),
+                                  static_cast<std::size_t>(imgsz) * 3, resize);
+      int wrong = 0;
+      for (std::size_t i = 0; i < out.pixels.size(); ++i) {
+        wrong += out.pixels[i] != ((before.pixels[i] + jittered.pixels[i]) >> 1);
+      }
+      INFO("other " << other.width << "x" << other.height << " scale " << jitter.scale
+                    << " mirror " << jitter.mirror << " offsets " << jitter.x_offset << ","
+                    << jitter.y_offset);
+      CHECK(wrong == 0);
+    }
+  }
 }

@@ -1,79 +1,130 @@
 #include "libreyolo/core/data/augment/hsv.hpp"
 
 #include <algorithm>
-#include <cmath>
 #include <cstddef>
+#include <cstdint>
 
 #include "libreyolo/core/data/augment/random.hpp"
+#include "libreyolo/core/data/augment/simd.hpp"
 
 namespace libreyolo::core::data {
 namespace {
 
-constexpr int kShift = 12;
+// OpenCV's 8-bit conversions (its reciprocal tables, rounded fixed-point products and integer
+// divisions) without table lookups, branches or non-constant 32-bit integer multiplies, so that
+// the per-pixel loop vectorises (no vector gathers; SSE2 has no 32-bit multiply): products and
+// divisions are float, on whole numbers. Each float step gives OpenCV's integer result for
+// every input it can receive (the products are exact or far enough from a rounding boundary;
+// checked value by value), and the all-colours unit test pins the whole conversion.
 
-// Reciprocals in 20.12 fixed point, so RGB -> HSV needs no division per pixel:
-// saturation[v] = 255 / v and hue[diff] = 30 / diff (30 half-degrees per 60-degree sector).
-struct Reciprocals {
-  int saturation[256];
-  int hue[256];
-  Reciprocals() {
-    saturation[0] = hue[0] = 0;
-    for (int i = 1; i < 256; ++i) {
-      saturation[i] = static_cast<int>(std::lround((255.0 * (1 << kShift)) / i));
-      hue[i] = static_cast<int>(std::lround((30.0 * (1 << kShift)) / i));
-    }
-  }
-};
+inline int floor_positive(float x) { return static_cast<int>(x); }
 
-const Reciprocals& reciprocals() {
-  static const Reciprocals table;
-  return table;
+// OpenCV's round(255 * 2^12 / v); v = 0 comes with diff = 0, where any value works.
+inline float saturation_reciprocal(int v) {
+  return static_cast<float>(floor_positive(1044480.0f / static_cast<float>(v > 1 ? v : 1) + 0.5f));
 }
 
-inline Hsv8 to_hsv(int r, int g, int b, const Reciprocals& rc) {
+// OpenCV's round(30 * 2^12 / diff) (30 half-degrees per 60-degree sector); diff = 0 comes with
+// a zero numerator.
+inline float hue_reciprocal(int diff) {
+  return static_cast<float>(
+      floor_positive(122880.0f / static_cast<float>(diff > 1 ? diff : 1) + 0.5f));
+}
+
+constexpr float kInvFixedOne = 1.0f / 4096.0f;  // OpenCV's 12 fractional bits
+
+// `a` where `condition` holds, else `b`, by masking: nested ternaries here become branches that
+// keep GCC from vectorising the pixel loop.
+inline int pick(bool condition, int a, int b) {
+  const int mask = -static_cast<int>(condition);
+  return (a & mask) | (b & ~mask);
+}
+
+struct HsvInts {
+  int h = 0, s = 0, v = 0;  // h in 0..179
+};
+
+// Always inlined: at -O2 GCC would otherwise call them, and a call stops vectorisation.
+[[gnu::always_inline]] inline HsvInts to_hsv(int r, int g, int b) {
   const int v = std::max(r, std::max(g, b));
   const int diff = v - std::min(r, std::min(g, b));
-  const int s = (diff * rc.saturation[v] + (1 << (kShift - 1))) >> kShift;
+  const int s = floor_positive(static_cast<float>(diff) * saturation_reciprocal(v) * kInvFixedOne +
+                               0.5f);
   // Position inside the hexagon in units of `diff`: red sector around 0, green 2, blue 4.
-  // Selects rather than branches: which channel is largest is unpredictable per pixel.
-  const int from_g = b - r + 2 * diff;
-  const int from_b = r - g + 4 * diff;
-  const int numerator = v == r ? g - b : (v == g ? from_g : from_b);
-  int h = (numerator * rc.hue[diff] + (1 << (kShift - 1))) >> kShift;
-  h += h < 0 ? 180 : 0;
+  const int numerator = pick(v == r, g - b, pick(v == g, b - r + 2 * diff, r - g + 4 * diff));
+  // Hue is at least -30 before it wraps: shifted by 180 it floors by truncation.
+  int h = floor_positive(static_cast<float>(numerator) * hue_reciprocal(diff) * kInvFixedOne +
+                         180.5f);
   h -= h >= 180 ? 180 : 0;
-  return {static_cast<std::uint8_t>(h), static_cast<std::uint8_t>(s),
-          static_cast<std::uint8_t>(v)};
+  return {h, s, v};
 }
 
 // HSV -> RGB. With sector k = h / 30 and offset f = h % 30 (of 30), V and S in 0..255, the
 // three channel values are V, p = V (1 - S) and x = V (1 - S g / 30) with g = f in odd sectors
 // (OpenCV's q) and 30 - f in even ones (its t); the sector decides which channel gets which.
-struct HueSector {
-  std::uint8_t g = 0;      // see above, 0..30
-  std::uint8_t order = 0;  // index into kOrder
+struct RgbInts {
+  int r = 0, g = 0, b = 0;
 };
 
-// For each sector, which of (V, x, p) goes to R, G and B.
-constexpr std::uint8_t kOrder[6][3] = {{0, 1, 2}, {1, 0, 2}, {2, 0, 1},
-                                       {2, 1, 0}, {1, 2, 0}, {0, 2, 1}};
-
-inline HueSector hue_sector(int h) {
-  const int sector = h / 30;
-  const int f = h - sector * 30;
-  return {static_cast<std::uint8_t>(sector & 1 ? f : 30 - f), static_cast<std::uint8_t>(sector)};
+[[gnu::always_inline]] inline RgbInts to_rgb(int h, int s, int v) {
+  const int sector = floor_positive((static_cast<float>(h) + 0.5f) * (1.0f / 30.0f));
+  const int f = h - 30 * sector;
+  const int g = pick((sector & 1) != 0, f, 30 - f);
+  const float fv = static_cast<float>(v);
+  // x = round(V (7650 - S g) / 7650) = V - floor((V S g + 3824) / 7650), p = round(V (255 - S)
+  // / 255); the half added before each division keeps exact multiples from flooring low.
+  const int x = v - floor_positive((fv * static_cast<float>(s) * static_cast<float>(g) + 3824.5f) *
+                                   (1.0f / 7650.0f));
+  const int p = floor_positive((fv * static_cast<float>(255 - s) + 127.5f) * (1.0f / 255.0f));
+  // Which of (V, x, p) each channel gets, by sector: R = V x p p x V, G = x V V x p p,
+  // B = p p x V V x.
+  RgbInts out;
+  out.r = pick((sector == 0) | (sector == 5), v, pick((sector == 1) | (sector == 4), x, p));
+  out.g = pick((sector == 1) | (sector == 2), v, pick((sector == 0) | (sector == 3), x, p));
+  out.b = pick((sector == 3) | (sector == 4), v, pick((sector == 2) | (sector == 5), x, p));
+  return out;
 }
 
-inline void to_rgb(HueSector hs, int s, int v, std::uint8_t* out) {
-  constexpr int kDen = 255 * 30;
-  int value[3];
-  value[0] = v;
-  value[1] = (v * (kDen - s * hs.g) + kDen / 2) / kDen;
-  value[2] = (v * (255 - s) + 127) / 255;
-  const std::uint8_t* order = kOrder[hs.order];
-  out[0] = static_cast<std::uint8_t>(value[order[0]]);
-  out[1] = static_cast<std::uint8_t>(value[order[1]]);
-  out[2] = static_cast<std::uint8_t>(value[order[2]]);
+// A delta with the hue turned into a shift in 0..179.
+struct HsvShift {
+  int h = 0, s = 0, v = 0;
+};
+
+// Pixels per pass: the channels are split into planes so the arithmetic runs on whole vectors.
+constexpr int kBlock = 64;
+
+struct Planes {
+  std::int32_t r[kBlock], g[kBlock], b[kBlock];
+};
+
+// A fixed trip count keeps the loop vectorised at -O2 as well (GCC's cheap cost model there
+// refuses loops that need a scalar remainder).
+[[gnu::always_inline]] inline void jitter_planes(Planes& planes, const HsvShift& d) {
+  for (int i = 0; i < kBlock; ++i) {
+    const HsvInts hsv = to_hsv(planes.r[i], planes.g[i], planes.b[i]);
+    int h = hsv.h + d.h;
+    h -= h >= 180 ? 180 : 0;
+    const RgbInts rgb = to_rgb(h, std::min(std::max(hsv.s + d.s, 0), 255),
+                               std::min(std::max(hsv.v + d.v, 0), 255));
+    planes.r[i] = rgb.r;
+    planes.g[i] = rgb.g;
+    planes.b[i] = rgb.b;
+  }
+}
+
+// With AVX2 the moves between pixels and planes vectorise too (byte shuffles).
+LIBREYOLO_VECTOR_CLONES void jitter_run(std::uint8_t* p, int n, const HsvShift& d, Planes& planes) {
+  for (int i = 0; i < n; ++i) {
+    planes.r[i] = p[3 * i];
+    planes.g[i] = p[3 * i + 1];
+    planes.b[i] = p[3 * i + 2];
+  }
+  jitter_planes(planes, d);
+  for (int i = 0; i < n; ++i) {
+    p[3 * i] = static_cast<std::uint8_t>(planes.r[i]);
+    p[3 * i + 1] = static_cast<std::uint8_t>(planes.g[i]);
+    p[3 * i + 2] = static_cast<std::uint8_t>(planes.b[i]);
+  }
 }
 
 int draw_delta(std::mt19937_64& rng, float gain) {
@@ -93,47 +144,29 @@ HsvDelta random_hsv_delta(const HsvGains& gains, std::mt19937_64& rng) {
 }
 
 Hsv8 rgb_to_hsv8(std::uint8_t r, std::uint8_t g, std::uint8_t b) {
-  return to_hsv(r, g, b, reciprocals());
+  const HsvInts hsv = to_hsv(r, g, b);
+  return {static_cast<std::uint8_t>(hsv.h), static_cast<std::uint8_t>(hsv.s),
+          static_cast<std::uint8_t>(hsv.v)};
 }
 
 void hsv8_to_rgb(Hsv8 hsv, std::uint8_t rgb[3]) {
-  to_rgb(hue_sector(std::min<int>(hsv.h, 179)), hsv.s, hsv.v, rgb);
+  const RgbInts out = to_rgb(std::min<int>(hsv.h, 179), hsv.s, hsv.v);
+  rgb[0] = static_cast<std::uint8_t>(out.r);
+  rgb[1] = static_cast<std::uint8_t>(out.g);
+  rgb[2] = static_cast<std::uint8_t>(out.b);
 }
 
 void apply_hsv(MutableImageView image, int content_width, int content_height, HsvDelta delta) {
   if (delta.identity()) return;
-  // The per-sample lookup tables: hue wraps modulo 180 (and goes straight to its sector),
-  // saturation and value clamp.
-  HueSector lut_h[256];
-  std::uint8_t lut_s[256], lut_v[256];
-  const int dh = ((delta.h % 180) + 180) % 180;
-  for (int i = 0; i < 256; ++i) {
-    lut_h[i] = hue_sector((std::min(i, 179) + dh) % 180);
-    lut_s[i] = static_cast<std::uint8_t>(std::clamp(i + delta.s, 0, 255));
-    lut_v[i] = static_cast<std::uint8_t>(std::clamp(i + delta.v, 0, 255));
-  }
-  const Reciprocals& rc = reciprocals();
+  const HsvShift shift{((delta.h % 180) + 180) % 180, delta.s, delta.v};
   const int w = std::min(content_width, image.width);
   const int h = std::min(content_height, image.height);
+  Planes planes{};  // a short last run leaves the rest of the block to stale, defined values
   for (int y = 0; y < h; ++y) {
-    std::uint8_t* p = image.pixels + static_cast<std::ptrdiff_t>(y) * image.width * 3;
-    // Neighbouring pixels are often equal (padding, flat regions): reuse the last result.
-    int last_in = -1;
-    std::uint8_t last_out[3] = {0, 0, 0};
-    for (int x = 0; x < w; ++x, p += 3) {
-      const int key = (p[0] << 16) | (p[1] << 8) | p[2];
-      if (key == last_in) {
-        p[0] = last_out[0];
-        p[1] = last_out[1];
-        p[2] = last_out[2];
-        continue;
-      }
-      last_in = key;
-      const Hsv8 hsv = to_hsv(p[0], p[1], p[2], rc);
-      to_rgb(lut_h[hsv.h], lut_s[hsv.s], lut_v[hsv.v], p);
-      last_out[0] = p[0];
-      last_out[1] = p[1];
-      last_out[2] = p[2];
+    std::uint8_t* row = image.pixels + static_cast<std::ptrdiff_t>(y) * image.width * 3;
+    for (int x = 0; x < w; x += kBlock) {
+      jitter_run(row + static_cast<std::ptrdiff_t>(x) * 3, std::min(kBlock, w - x), shift,
+                 planes);
     }
   }
 }

@@ -41,38 +41,38 @@ void mixup_yolox(ImageView other, const std::vector<PixelBox>& other_boxes,
                     std::to_string(out.height),
                 "mixup blends into a square imgsz image", "pass the square batch slot");
   }
-  // 1. The other image letterboxed (top-left, 114) to the imgsz square.
-  Image& canvas = scratch.canvas;
-  canvas.width = canvas.height = imgsz;
-  canvas.pixels.resize(static_cast<std::size_t>(imgsz) * imgsz * 3);
-  const LetterboxInfo info =
-      letterbox(other, imgsz, {imgsz, imgsz, canvas.pixels.data()}, LetterboxPad::top_left,
-                scratch.resize);
+  // 1. The other image letterboxed (top-left, 114) to the imgsz square. Cached images already
+  //    have the letterbox size: then only the padding is virtual, nothing is copied.
+  const LetterboxInfo info = letterbox_info({other.width, other.height}, imgsz);
+  ImageView content = other;
+  if (info.content_width != other.width || info.content_height != other.height) {
+    Image& resized = scratch.resized;
+    resized.width = info.content_width;
+    resized.height = info.content_height;
+    resized.pixels.resize(static_cast<std::size_t>(resized.width) * resized.height * 3);
+    resize_bilinear(other, {resized.width, resized.height, resized.pixels.data()},
+                    scratch.resize);
+    content = ImageView::of(resized);
+  }
+  const PaddedImage square{content, imgsz, imgsz, kLetterboxFill};
 
   // 2. That square rescaled to side x side (and mirrored), of which the crop starting at the
-  //    offsets lands in the output; outside the square the crop reads zeros.
+  //    offsets lands in the output, averaged 50/50 into it (rounded down) as it is made.
   const int side = jittered_side(imgsz, jitter.scale);
   const int inside_w = std::clamp(side - jitter.x_offset, 0, imgsz);
   const int inside_h = std::clamp(side - jitter.y_offset, 0, imgsz);
-  Image& window = scratch.window;
-  window.width = inside_w;
-  window.height = inside_h;
-  window.pixels.resize(static_cast<std::size_t>(inside_w) * inside_h * 3);
-  resize_bilinear_window(ImageView::of(canvas), side, side, jitter.mirror, jitter.x_offset,
-                         jitter.y_offset, {inside_w, inside_h, window.pixels.data()},
+  const std::size_t row = static_cast<std::size_t>(imgsz) * 3;
+  resize_bilinear_window(square, side, side, jitter.mirror, jitter.x_offset, jitter.y_offset,
+                         inside_w, inside_h, out.pixels, row, WindowWrite::average,
                          scratch.resize);
 
-  // 3. 50/50 blend, rounded down.
-  const std::size_t row = static_cast<std::size_t>(imgsz) * 3;
+  // 3. Outside the square the crop reads zeros: those pixels are halved.
   const std::size_t inside_row = static_cast<std::size_t>(inside_w) * 3;
   for (int y = 0; y < imgsz; ++y) {
     std::uint8_t* o = out.pixels + static_cast<std::size_t>(y) * row;
-    std::size_t x = 0;
-    if (y < inside_h) {
-      const std::uint8_t* m = window.pixels.data() + static_cast<std::size_t>(y) * inside_row;
-      for (; x < inside_row; ++x) o[x] = static_cast<std::uint8_t>((o[x] + m[x]) >> 1);
+    for (std::size_t x = y < inside_h ? inside_row : 0; x < row; ++x) {
+      o[x] = static_cast<std::uint8_t>(o[x] >> 1);
     }
-    for (; x < row; ++x) o[x] = static_cast<std::uint8_t>(o[x] >> 1);
   }
 
   // 4. The boxes: letterbox scale, then the jitter (the exact pixel ratio side / imgsz; YOLOX

@@ -14,6 +14,8 @@ namespace libreyolo::core::data {
 
 enum class LetterboxPad { top_left, centre };
 
+inline constexpr std::uint8_t kLetterboxFill = 114;
+
 // Letterboxed pixel = original pixel * scale + pad (both axes use the same scale).
 struct LetterboxInfo {
   float scale = 1.0f;
@@ -32,7 +34,7 @@ LetterboxInfo letterbox_info(ImageSize in, int imgsz, LetterboxPad pad = Letterb
 LetterboxInfo letterbox(ImageView in, int imgsz, MutableImageView out,
                         LetterboxPad pad = LetterboxPad::top_left);
 LetterboxInfo letterbox(ImageView in, int imgsz, MutableImageView out, LetterboxPad pad,
-                        ResizeScratch& scratch, std::uint8_t fill = 114);
+                        ResizeScratch& scratch, std::uint8_t fill = kLetterboxFill);
 
 // Original pixels -> letterboxed pixels (not clipped).
 PixelBox to_letterbox(const PixelBox& box, const LetterboxInfo& info);

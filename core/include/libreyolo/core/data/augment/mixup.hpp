@@ -21,8 +21,7 @@ namespace libreyolo::core::data {
 
 struct MixupScratch {
   ResizeScratch resize;
-  Image canvas;  // the other image letterboxed to imgsz
-  Image window;  // the part of the jittered canvas that lands in the output
+  Image resized;  // the other image at its letterbox size, when it does not come that way
 };
 
 // YOLOX's jitter placement for one mixup.

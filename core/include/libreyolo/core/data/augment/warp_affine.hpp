@@ -47,6 +47,9 @@ struct WarpScratch {
 // coordinates of affine_matrix.hpp (so a box maps through `m` exactly as its pixels do).
 // Bilinear with 11-bit weights, positions in 16.16 fixed point built per row plus a per-column
 // table (one add per pixel, no division); samples outside the canvas read `border`.
+// Each output row is cut where pixels' 2x2 neighbourhoods enter or leave tiles: runs that see
+// no tile are filled with `border` in bulk, runs inside one tile read it directly (SSE2 where
+// available), and only the pixels straddling a tile edge look their neighbours up one by one.
 // Throws libreyolo::core::Error for a singular matrix.
 void warp_affine(const TiledCanvas& src, const Affine2x3& m, MutableImageView dst,
                  WarpScratch& scratch, std::uint8_t border = kBorderValue);
