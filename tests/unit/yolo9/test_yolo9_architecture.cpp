@@ -18,6 +18,7 @@
 #include <cstring>
 #include <vector>
 
+#include "../fixture_json.hpp"
 #include "yolo9_detector.hpp"
 
 using namespace libreyolo::families::yolo9;
@@ -35,123 +36,14 @@ const std::string kFixtureDir = "tests/fixtures/yolo9";
 const std::map<std::string, int64_t> kExpectedParameters = {
     {"t", 2036544}, {"s", 7226192}, {"m", 20123984}, {"c", 25498736}};
 
-// --- a minimal JSON reader, enough for the fixture files --------------------------------------
-struct Json {
-  enum class Kind { null, boolean, number, string, array, object } kind = Kind::null;
-  double number = 0.0;
-  std::string text;
-  std::vector<Json> items;                        // array elements
-  std::vector<std::pair<std::string, Json>> fields;  // object members, in order
-
-  const Json& operator[](const std::string& key) const {
-    for (const auto& [name, value] : fields)
-      if (name == key) return value;
-    throw std::runtime_error("JSON: no field " + key);
-  }
-};
-
-class JsonReader {
- public:
-  explicit JsonReader(std::string text) : s_(std::move(text)) {}
-  Json parse() {
-    Json value = read();
-    skip();
-    if (i_ != s_.size()) fail("trailing characters");
-    return value;
-  }
-
- private:
-  void fail(const std::string& what) { throw std::runtime_error("JSON: " + what + " at " + std::to_string(i_)); }
-  void skip() {
-    while (i_ < s_.size() && std::isspace(static_cast<unsigned char>(s_[i_]))) ++i_;
-  }
-  void expect(char c) {
-    skip();
-    if (i_ >= s_.size() || s_[i_] != c) fail(std::string("expected ") + c);
-    ++i_;
-  }
-  std::string read_string() {
-    expect('"');
-    std::string out;
-    while (i_ < s_.size() && s_[i_] != '"') {
-      char c = s_[i_++];
-      if (c == '\\') {
-        if (i_ >= s_.size()) fail("bad escape");
-        c = s_[i_++];
-        if (c == 'n') c = '\n';
-        else if (c == 't') c = '\t';
-        else if (c == 'u') fail("\\u escapes are not supported");
-      }
-      out += c;
-    }
-    expect('"');
-    return out;
-  }
-  Json read() {
-    skip();
-    if (i_ >= s_.size()) fail("unexpected end");
-    Json value;
-    const char c = s_[i_];
-    if (c == '{') {
-      value.kind = Json::Kind::object;
-      ++i_;
-      skip();
-      if (s_[i_] == '}') { ++i_; return value; }
-      for (;;) {
-        std::string key = read_string();
-        expect(':');
-        value.fields.emplace_back(std::move(key), read());
-        skip();
-        if (s_[i_] == ',') { ++i_; continue; }
-        expect('}');
-        return value;
-      }
-    }
-    if (c == '[') {
-      value.kind = Json::Kind::array;
-      ++i_;
-      skip();
-      if (s_[i_] == ']') { ++i_; return value; }
-      for (;;) {
-        value.items.push_back(read());
-        skip();
-        if (s_[i_] == ',') { ++i_; continue; }
-        expect(']');
-        return value;
-      }
-    }
-    if (c == '"') {
-      value.kind = Json::Kind::string;
-      value.text = read_string();
-      return value;
-    }
-    for (const char* word : {"true", "false", "null"}) {
-      if (s_.compare(i_, std::strlen(word), word) == 0) {
-        i_ += std::strlen(word);
-        value.kind = word[0] == 'n' ? Json::Kind::null : Json::Kind::boolean;
-        value.number = word[0] == 't' ? 1.0 : 0.0;
-        return value;
-      }
-    }
-    const char* begin = s_.c_str() + i_;
-    char* end = nullptr;
-    value.kind = Json::Kind::number;
-    value.number = std::strtod(begin, &end);
-    if (end == begin) fail("bad value");
-    i_ += static_cast<size_t>(end - begin);
-    return value;
-  }
-
-  std::string s_;
-  size_t i_ = 0;
-};
+using libreyolo::test::Json;
 
 std::unique_ptr<Json> read_fixture(const std::string& size) {
   std::ifstream in(kFixtureDir + "/reference_keys_" + size + ".json");
   if (!in) return nullptr;
   std::stringstream buffer;
   buffer << in.rdbuf();
-  return std::make_unique<Json>(JsonReader(buffer.str()).parse());
+  return std::make_unique<Json>(libreyolo::test::parse_json(buffer.str()));
 }
 
 std::vector<int64_t> to_shape(const Json& array) {

@@ -3,6 +3,8 @@
 // deterministic tensors both sides build from the same formulas.
 
 #include <libreyolo/sdk/targets.hpp>
+
+#include "../fixture_json.hpp"
 #include <torch/nn/module.h>
 #include <torch/types.h>
 
@@ -13,19 +15,8 @@
 
 namespace libreyolo::test::yolox {
 
-// Just enough JSON for the fixtures: objects, arrays, strings without \u, numbers, literals.
-struct Json {
-  enum class Kind { null, boolean, number, string, array, object } kind = Kind::null;
-  double number = 0.0;
-  std::string text;
-  std::vector<Json> items;                           // array elements
-  std::vector<std::pair<std::string, Json>> fields;  // object members, in order
-
-  const Json& operator[](const std::string& key) const;  // throws if absent
-  bool has(const std::string& key) const;
-};
-
-Json parse_json(const std::string& text);
+using libreyolo::test::Json;
+using libreyolo::test::parse_json;
 
 // The fixture file `name` in tests/fixtures/yolox/, or null when it does not exist.
 std::unique_ptr<Json> read_fixture(const std::string& name);
