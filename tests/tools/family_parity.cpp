@@ -1,23 +1,35 @@
-// Test tool for the YOLOv9 parity procedure (docs/parity.md): runs the host's YOLOv9 on inputs
-// prepared by tests/python/yolo9_parity.py and writes what it computed, so that the script can
-// compare it with LibreYOLO's own model, loss and predict.
+// Test tool for the parity procedure (docs/parity.md): runs the host's model of any family on
+// inputs prepared by tests/python/<family>_parity.py (yolo9_parity.py, yolox_parity.py) and
+// writes what it computed, so that the script can compare it with LibreYOLO's own model, loss
+// and predict.
+//
+// The family comes from the checkpoint (LibreYOLO's metadata `model_family`, else recognised from
+// its state-dict keys) and is loaded from the family plugins as libreyolo-host loads them
+// (--plugin-dir, $LIBREYOLO_PLUGIN_PATH, lib/libreyolo/families next to this binary): the
+// detector, criterion and FamilyInfo (input format, multi-label NMS) are the family's own.
 //
 // Files in and out are torch.save-compatible zip archives holding one dict (read and written
 // with the host's own pickle codec), so Python reads them with torch.load and writes them with
 // torch.save.
 //
-//   yolo9_parity forward --weights W.pt --input IN.pt --output OUT.pt [options]
-//     IN:  images  [B, 3, H, W] float32 (already preprocessed, 0..1 RGB)
+//   family_parity forward --weights W.pt --input IN.pt --output OUT.pt [options]
+//     IN:  images  [B, 3, H, W] float32, already as the network takes them (FamilyInfo::input:
+//                  yolo9 RGB 0..1, yolox BGR 0..255)
 //          targets [B, M, 5] float32 (class, cx, cy, w, h in input pixels; padding rows zero)
 //          counts  [B] int64 (real rows of targets per image)
-//     OUT: raw_eval  [3 x [B, 64 + nc, H/s, W/s]]  head outputs, BatchNorm in eval mode
+//     OUT: family, size (str), nc (int)
+//          raw_eval  [levels x [B, C, H/s, W/s]]  head outputs, BatchNorm in eval mode
 //          boxes_eval [B, N, 4], scores_eval [B, N, nc]  Detector::decode of raw_eval
-//          loss_eval_{total,box,cls,dfl}  the criterion on raw_eval
-//          raw_train [3 x ...]  head outputs, BatchNorm in train mode (batch statistics)
-//          loss_train_{total,box,cls,dfl}  the criterion on raw_train (what training uses)
+//          loss_eval_{total,<components>}  the criterion on raw_eval
+//          raw_train [levels x ...]  head outputs, BatchNorm in train mode (batch statistics)
+//          loss_train_{total,<components>}  the criterion on raw_train (what training uses)
+//          loss_noaug_eval_*, loss_noaug_train_*  the same two after
+//            Detector::on_epoch_start({augmenting = false}) (the final no-augmentation epochs:
+//            YOLOX's L1 term on; families without such a phase give the same values)
+//          component names: yolo9 box, cls, dfl; yolox iou, obj, cls, l1.
 //
-//   yolo9_parity predict --weights W.pt --input IN.pt --output OUT.pt --conf C --iou I
-//                        [--max-det 300] [--best-class] [--batch 8] [options]
+//   family_parity predict --weights W.pt --input IN.pt --output OUT.pt --conf C --iou I
+//                         [--max-det 300] [--best-class | --multi-label] [--batch 8] [options]
 //     IN:  imgsz int, and either
 //            images_u8 [N, imgsz, imgsz, 3] uint8 (letterboxed RGB) + orig_sizes [N, 2] int64 (w, h)
 //          or
@@ -25,19 +37,22 @@
 //            image cache does, letterbox top-left with 114) runs here on each file.
 //     OUT: detections [K, 6] float32 (x1, y1, x2, y2 in original pixels, score, class),
 //          counts [N] int64 (detections per image, in input order, each highest score first),
-//          orig_sizes [N, 2] int64, and images_u8 when this tool preprocessed the images.
-//     Post-processing: core::eval::postprocess_detections as the host's val runs it for YOLOv9
-//     (multi-label: every (anchor, class) pair above conf, then per-class NMS); --best-class
-//     selects each anchor's best class instead.
+//          orig_sizes [N, 2] int64, postprocess (str), and images_u8 when this tool
+//          preprocessed the images.
+//     Input: to_network_input with the family's InputFormat, as the validator does.
+//     Post-processing: core::eval::postprocess_detections as the host's val runs it, multi-label
+//     as FamilyInfo::multi_label_nms says (yolo9: every (anchor, class) pair above conf, then
+//     per-class NMS; yolox: each anchor's best class); --best-class / --multi-label force one.
 //
 // Options: --device cpu|cuda|cuda:N (default cpu), --allow-tf32 (default off: float32 parity),
-// --contiguous (NCHW contiguous input instead of the host's channels-last).
+// --contiguous (NCHW contiguous input instead of the host's channels-last), --plugin-dir DIR.
 #include <torch/torch.h>
 
 #include <algorithm>
 #include <cstdint>
 #include <cstdlib>
 #include <exception>
+#include <filesystem>
 #include <fstream>
 #include <iostream>
 #include <map>
@@ -46,7 +61,6 @@
 #include <string>
 #include <vector>
 
-#include "head.hpp"
 #include "libreyolo/core/checkpoint/checkpoint_io.hpp"
 #include "libreyolo/core/checkpoint/pickle_value.hpp"
 #include "libreyolo/core/checkpoint/state_dict.hpp"
@@ -56,24 +70,27 @@
 #include "libreyolo/core/data/image_header.hpp"
 #include "libreyolo/core/data/network_input.hpp"
 #include "libreyolo/core/eval/nms.hpp"
+#include "libreyolo/core/plugins/plugin_loader.hpp"
+#include "libreyolo/sdk/criterion.hpp"
+#include "libreyolo/sdk/detector.hpp"
+#include "libreyolo/sdk/family.hpp"
 #include "libreyolo/sdk/targets.hpp"
-#include "yolo9_detector.hpp"
-#include "yolo9_loss.hpp"
 
 namespace {
 
 namespace ckpt = libreyolo::core::checkpoint;
 namespace data = libreyolo::core::data;
 namespace eval = libreyolo::core::eval;
-namespace y9 = libreyolo::families::yolo9;
+namespace plugins = libreyolo::core::plugins;
+namespace sdk = libreyolo::sdk;
 using ckpt::PickleRef;
 using ckpt::PickleValue;
 
 constexpr const char* kUsage =
-    "usage: yolo9_parity forward --weights W.pt --input IN.pt --output OUT.pt [--device D]\n"
-    "       yolo9_parity predict --weights W.pt --input IN.pt --output OUT.pt --conf C --iou I\n"
-    "                            [--max-det 300] [--best-class] [--batch 8] [--device D]\n"
-    "options: --device cpu|cuda|cuda:N, --allow-tf32, --contiguous (see the file's header)\n";
+    "usage: family_parity forward --weights W.pt --input IN.pt --output OUT.pt [--device D]\n"
+    "       family_parity predict --weights W.pt --input IN.pt --output OUT.pt --conf C --iou I\n"
+    "                             [--max-det 300] [--best-class | --multi-label] [--batch 8] [--device D]\n"
+    "options: --device cpu|cuda|cuda:N, --allow-tf32, --contiguous, --plugin-dir DIR (see the file's header)\n";
 
 struct Args {
   std::string command;
@@ -91,7 +108,7 @@ Args parse_args(int argc, char** argv) {
   if (argc < 2) throw std::runtime_error(kUsage);
   Args args;
   args.command = argv[1];
-  const std::vector<std::string> flags = {"best-class", "allow-tf32", "contiguous"};
+  const std::vector<std::string> flags = {"best-class", "multi-label", "allow-tf32", "contiguous"};
   for (int i = 2; i < argc; ++i) {
     std::string key = argv[i];
     if (key.rfind("--", 0) != 0) throw std::runtime_error("unexpected argument " + key + "\n" + kUsage);
@@ -142,40 +159,74 @@ PickleRef tensor_list(const std::vector<torch::Tensor>& tensors) {
 
 // ---- the model ----
 
-// Size from the stem and first block widths, as LibreYOLO's detect_size reads them.
-std::string size_from_keys(const ckpt::StateDict& state) {
-  const auto* conv0 = state.find("backbone.conv0.conv.weight");
-  if (conv0 == nullptr) return "";
-  const auto first = conv0->size(0);
-  if (first == 16) return "t";
-  if (first == 64) return "c";
-  const auto* elan1 = state.find("backbone.elan1.cv1.conv.weight");
-  if (first == 32 && elan1 != nullptr) return elan1->size(0) == 64 ? "s" : "m";
-  return "";
+// A LibreYOLO checkpoint names its family, size and class count; a bare state dict is
+// recognised from its keys, as LibreYOLO's can_load / detect_size / detect_nb_classes do.
+struct KeyFacts {
+  std::string family, size;
+  int64_t nc = 0;
+};
+
+KeyFacts facts_from_keys(const ckpt::StateDict& state) {
+  KeyFacts facts;
+  if (const auto* stem = state.find("backbone.backbone.stem.conv.conv.weight")) {
+    facts.family = "yolox";
+    const std::map<int64_t, std::string> sizes{{16, "n"}, {24, "t"}, {32, "s"}, {48, "m"}, {64, "l"}, {80, "x"}};
+    const auto it = sizes.find(stem->size(0));
+    if (it != sizes.end()) facts.size = it->second;
+    if (const auto* cls = state.find("head.cls_preds.0.weight")) facts.nc = cls->size(0);
+  } else if (const auto* conv0 = state.find("backbone.conv0.conv.weight")) {
+    facts.family = "yolo9";
+    const auto first = conv0->size(0);
+    if (first == 16) facts.size = "t";
+    if (first == 64) facts.size = "c";
+    const auto* elan1 = state.find("backbone.elan1.cv1.conv.weight");
+    if (first == 32 && elan1 != nullptr) facts.size = elan1->size(0) == 64 ? "s" : "m";
+    if (const auto* last = state.find("head.cv3.0.2.weight")) facts.nc = last->size(0);
+  }
+  return facts;
 }
 
-int64_t classes_from_keys(const ckpt::StateDict& state) {
-  const auto* last = state.find("head.cv3.0.2.weight");
-  return last == nullptr ? 0 : last->size(0);
+// The plugins stay loaded until the process exits (FamilyRegistry never unloads).
+const plugins::FamilyRegistry& registry(const Args& args) {
+  static const plugins::FamilyRegistry loaded = [&] {
+    std::vector<std::filesystem::path> explicit_dirs;
+    if (args.flag("plugin-dir")) explicit_dirs.emplace_back(args.get("plugin-dir"));
+    return plugins::load_plugins(plugins::plugin_search_path(explicit_dirs, std::getenv("LIBREYOLO_PLUGIN_PATH"),
+                                                             plugins::executable_dir()));
+  }();
+  return loaded;
 }
 
-std::shared_ptr<y9::Yolo9Detector> load_detector(const std::string& path, const torch::Device& device) {
+struct Model {
+  const plugins::LoadedFamily* family = nullptr;
+  std::string size;
+  int64_t nc = 0;
+  std::shared_ptr<sdk::Detector> detector;
+};
+
+Model load_model(const Args& args, const torch::Device& device) {
+  const std::string path = args.get("weights");
   ckpt::LoadOptions options;
   options.require_metadata = false;
   const auto checkpoint = ckpt::load_checkpoint(path, options);
-  std::string size = checkpoint.metadata.size;
-  int64_t nc = checkpoint.metadata.nc;
-  if (size.empty()) size = size_from_keys(checkpoint.model);
-  if (nc <= 0) nc = classes_from_keys(checkpoint.model);
-  if (size.empty() || nc <= 0) throw std::runtime_error(path + ": cannot tell the YOLOv9 size / class count");
-  if (!checkpoint.metadata.model_family.empty() && checkpoint.metadata.model_family != "yolo9")
-    throw std::runtime_error(path + " is a " + checkpoint.metadata.model_family + " checkpoint, not yolo9");
-  auto detector = std::make_shared<y9::Yolo9Detector>(size, nc);
-  ckpt::load_state_dict_into(*detector, checkpoint.model, /*strict=*/true, path);
-  detector->to(device, torch::kFloat32);
-  std::cerr << "yolo9_parity: " << path << ": yolo9" << size << ", nc " << nc << ", "
-            << checkpoint.model.size() << " tensors, device " << device << "\n";
-  return detector;
+  const auto facts = facts_from_keys(checkpoint.model);
+  std::string name = checkpoint.metadata.model_family.empty() ? facts.family : checkpoint.metadata.model_family;
+  Model model;
+  model.size = checkpoint.metadata.size.empty() ? facts.size : checkpoint.metadata.size;
+  model.nc = checkpoint.metadata.nc > 0 ? checkpoint.metadata.nc : facts.nc;
+  if (name.empty() || model.size.empty() || model.nc <= 0)
+    throw std::runtime_error(path + ": cannot tell the family / size / class count");
+  model.family = &registry(args).require(name);
+  sdk::ModelSpec spec;
+  spec.size = model.size;
+  spec.num_classes = static_cast<int>(model.nc);
+  model.detector = model.family->family->create_detector(spec);
+  ckpt::load_state_dict_into(*model.detector, checkpoint.model, /*strict=*/true, path);
+  model.detector->to(device, torch::kFloat32);
+  std::cerr << "family_parity: " << path << ": " << name << model.size << ", nc " << model.nc << ", "
+            << checkpoint.model.size() << " tensors, plugin " << model.family->file.string() << ", device "
+            << device << "\n";
+  return model;
 }
 
 torch::Tensor prepare(const torch::Tensor& images, const torch::Device& device, bool contiguous) {
@@ -183,37 +234,59 @@ torch::Tensor prepare(const torch::Tensor& images, const torch::Device& device, 
   return contiguous ? x.contiguous() : x.contiguous(torch::MemoryFormat::ChannelsLast);
 }
 
-void put_loss(PickleValue& root, const std::string& prefix, const libreyolo::sdk::LossOutput& loss) {
+void put_loss(PickleValue& root, const std::string& prefix, const sdk::LossOutput& loss) {
   root.set(prefix + "total", PickleValue::float_value(loss.total.item<double>()));
   for (const auto& [name, value] : loss.components)
     root.set(prefix + name, PickleValue::float_value(value.item<double>()));
 }
 
+void put_info(PickleValue& root, const Model& model) {
+  root.set("family", PickleValue::string(model.family->info.name));
+  root.set("size", PickleValue::string(model.size));
+  root.set("nc", PickleValue::int_value(model.nc));
+}
+
 int run_forward(const Args& args, const torch::Device& device) {
-  auto detector = load_detector(args.get("weights"), device);
+  auto model = load_model(args, device);
+  auto& detector = *model.detector;
   const PickleRef input = ckpt::read_torch_archive(args.get("input"));
   const bool contiguous = args.flag("contiguous");
   const auto images = prepare(tensor_entry(*input, "images"), device, contiguous);
-  libreyolo::sdk::Targets targets;
+  sdk::Targets targets;
   targets.boxes = tensor_entry(*input, "targets").to(device, torch::kFloat32);
   targets.counts = tensor_entry(*input, "counts").to(device, torch::kLong);
-  auto criterion = y9::make_yolo9_criterion(static_cast<int>(detector->num_classes()));
+  sdk::CriterionSpec spec;
+  spec.num_classes = static_cast<int>(model.nc);
+  spec.imgsz = static_cast<int>(images.size(3));
+  auto criterion = model.family->family->create_criterion(detector, spec);
 
   torch::NoGradGuard no_grad;
   auto out = PickleValue::dict();
+  put_info(*out, model);
 
-  detector->eval();
-  const auto raw_eval = detector->forward_remainder(detector->forward_capturable(images), nullptr);
-  const auto candidates = detector->decode(raw_eval);
+  detector.eval();
+  const auto raw_eval = detector.forward_remainder(detector.forward_capturable(images), nullptr);
+  const auto candidates = detector.decode(raw_eval);
   out->set("raw_eval", tensor_list(raw_eval));
   out->set("boxes_eval", tensor_node(candidates.boxes));
   out->set("scores_eval", tensor_node(candidates.scores));
-  put_loss(*out, "loss_eval_", (*criterion)(raw_eval, targets, images));
 
-  detector->train();
-  const auto raw_train = detector->forward_remainder(detector->forward_capturable(images), &targets);
+  detector.train();
+  const auto raw_train = detector.forward_remainder(detector.forward_capturable(images), &targets);
   out->set("raw_train", tensor_list(raw_train));
-  put_loss(*out, "loss_train_", (*criterion)(raw_train, targets, images));
+
+  // The training phase the criterion sees: first with augmentation (the default), then the
+  // final no-augmentation epochs (YOLOX's L1 term; the criterion reads the switch per call).
+  for (const bool augmenting : {true, false}) {
+    sdk::EpochContext epoch;
+    epoch.epoch = augmenting ? 0 : 1;
+    epoch.epochs = 2;
+    epoch.augmenting = augmenting;
+    detector.on_epoch_start(epoch);
+    const std::string prefix = augmenting ? "loss_" : "loss_noaug_";
+    put_loss(*out, prefix + "eval_", (*criterion)(raw_eval, targets, images));
+    put_loss(*out, prefix + "train_", (*criterion)(raw_train, targets, images));
+  }
 
   out->set("device", PickleValue::string(device.str()));
   write_dict(args.get("output"), out);
@@ -233,7 +306,9 @@ torch::Tensor host_preprocess(const std::string& path, int imgsz, data::ImageSiz
 }
 
 int run_predict(const Args& args, const torch::Device& device) {
-  auto detector = load_detector(args.get("weights"), device);
+  auto model = load_model(args, device);
+  auto& detector = *model.detector;
+  const sdk::FamilyInfo& info = model.family->info;
   const PickleRef input = ckpt::read_torch_archive(args.get("input"));
   const auto& imgsz_node = entry(*input, "imgsz");
   if (!imgsz_node.is(PickleValue::Kind::Int)) throw std::runtime_error("'imgsz' must be an int");
@@ -266,16 +341,18 @@ int run_predict(const Args& args, const torch::Device& device) {
   nms.conf = std::stof(args.get("conf"));
   nms.iou = std::stof(args.get("iou"));
   nms.max_det = std::stoi(args.get("max-det", "300"));
-  // The YOLOv9 family's post-processing is multi-label (FamilyInfo::multi_label_nms); the flag
-  // picks best-class-per-anchor instead, to show what that would change.
-  const bool multi_label = !args.flag("best-class");
+  // The family's own post-processing (FamilyInfo::multi_label_nms: yolo9 multi-label, yolox
+  // best class per anchor); --best-class / --multi-label force one, to show what it changes.
+  if (args.flag("best-class") && args.flag("multi-label"))
+    throw std::runtime_error("--best-class and --multi-label exclude each other");
+  const bool multi_label = args.flag("multi-label") || (info.multi_label_nms && !args.flag("best-class"));
   nms.multi_label = multi_label;
   const int64_t batch = std::stoll(args.get("batch", "8"));
   const bool contiguous = args.flag("contiguous");
-  libreyolo::sdk::InputFormat format;  // yolo9: RGB, scale 1/255 (Yolo9Family::info)
+  const sdk::InputFormat& format = info.input;  // yolo9: RGB / 255; yolox: BGR 0-255
 
   torch::NoGradGuard no_grad;
-  detector->eval();
+  detector.eval();
   const int64_t n = images_u8.size(0);
   std::vector<torch::Tensor> rows;
   std::vector<int64_t> counts;
@@ -283,7 +360,7 @@ int run_predict(const Args& args, const torch::Device& device) {
     const int64_t count = std::min(batch, n - start);
     auto x = data::to_network_input(images_u8.narrow(0, start, count).to(device), format);
     if (contiguous) x = x.contiguous();
-    const auto candidates = detector->decode(detector->forward_remainder(detector->forward_capturable(x), nullptr));
+    const auto candidates = detector.decode(detector.forward_remainder(detector.forward_capturable(x), nullptr));
     std::vector<eval::InputToOriginal> mapping;
     for (int64_t i = start; i < start + count; ++i) {
       const data::ImageSize size{static_cast<int>(orig_sizes[i][0].item<int64_t>()),
@@ -303,10 +380,11 @@ int run_predict(const Args& args, const torch::Device& device) {
     }
   }
   auto out = PickleValue::dict();
+  put_info(*out, model);
   out->set("detections", tensor_node(rows.empty() ? torch::zeros({0, 6}) : torch::stack(rows)));
   out->set("counts", tensor_node(torch::tensor(counts, torch::kLong)));
   out->set("orig_sizes", tensor_node(orig_sizes));
-  out->set("postprocess", PickleValue::string(multi_label ? "multi_label" : "host_best_class"));
+  out->set("postprocess", PickleValue::string(multi_label ? "multi_label" : "best_class"));
   if (preprocessed_here) out->set("images_u8", tensor_node(images_u8));
   write_dict(args.get("output"), out);
   return 0;
@@ -327,7 +405,7 @@ int main(int argc, char** argv) {
     std::cerr << kUsage;
     return 2;
   } catch (const std::exception& e) {
-    std::cerr << "yolo9_parity: " << e.what() << "\n";
+    std::cerr << "family_parity: " << e.what() << "\n";
     return 1;
   }
 }
