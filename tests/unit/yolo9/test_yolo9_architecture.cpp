@@ -18,6 +18,7 @@
 #include <cstring>
 #include <vector>
 
+#include "../deterministic_weights.hpp"
 #include "../fixture_json.hpp"
 #include "yolo9_detector.hpp"
 
@@ -36,7 +37,9 @@ const std::string kFixtureDir = "tests/fixtures/yolo9";
 const std::map<std::string, int64_t> kExpectedParameters = {
     {"t", 2036544}, {"s", 7226192}, {"m", 20123984}, {"c", 25498736}};
 
+using libreyolo::test::fill_deterministic;
 using libreyolo::test::Json;
+using libreyolo::test::pattern;
 
 std::unique_ptr<Json> read_fixture(const std::string& size) {
   std::ifstream in(kFixtureDir + "/reference_keys_" + size + ".json");
@@ -60,52 +63,12 @@ std::map<std::string, std::vector<int64_t>> state_shapes(const torch::nn::Module
   return shapes;
 }
 
-std::vector<std::pair<std::string, torch::Tensor>> state_tensors(torch::nn::Module& module) {
-  std::vector<std::pair<std::string, torch::Tensor>> tensors;
-  for (const auto& item : module.named_parameters(true)) tensors.emplace_back(item.key(), item.value());
-  for (const auto& item : module.named_buffers(true)) tensors.emplace_back(item.key(), item.value());
-  std::sort(tensors.begin(), tensors.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
-  return tensors;
-}
-
 int64_t parameter_count(const torch::nn::Module& module) {
   int64_t count = 0;
   for (const auto& p : module.parameters(true)) count += p.numel();
   return count;
 }
 
-bool ends_with(const std::string& s, const std::string& suffix) {
-  return s.size() >= suffix.size() && s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
-}
-
-// Same values as tests/python/yolo9_reference_keys.py's pattern().
-torch::Tensor pattern(int64_t count, int64_t seed) {
-  const auto i = torch::arange(count, torch::kFloat64);
-  const auto x = torch::sin(i * 12.9898 + static_cast<double>(seed) * 78.233) * 43758.5453;
-  return (2.0 * (x - torch::floor(x)) - 1.0).to(torch::kFloat32);
-}
-
-// Same rule as the Python script's fill_deterministic().
-void fill_deterministic(torch::nn::Module& module) {
-  torch::NoGradGuard no_grad;
-  int64_t index = 0;
-  for (auto& [key, tensor] : state_tensors(module)) {
-    const int64_t seed = index++;
-    if (ends_with(key, "num_batches_tracked")) continue;
-    auto values = pattern(tensor.numel(), seed).view(tensor.sizes());
-    if (ends_with(key, "running_var")) {
-      values = 1.0 + 0.5 * values.abs();
-    } else if (ends_with(key, "running_mean") || ends_with(key, "bias")) {
-      values = 0.1 * values;
-    } else if (tensor.dim() == 4) {
-      const auto fan_in = static_cast<double>(tensor.size(1) * tensor.size(2) * tensor.size(3));
-      values = values * (2.5 / std::sqrt(fan_in));
-    } else {
-      values = 1.0 + 0.1 * values;
-    }
-    tensor.copy_(values);
-  }
-}
 
 void check_summary(const torch::Tensor& actual, const Json& expected, const std::string& what) {
   CAPTURE(what);

@@ -4,6 +4,7 @@
 
 #include <libreyolo/sdk/targets.hpp>
 
+#include "../deterministic_weights.hpp"
 #include "../fixture_json.hpp"
 #include <torch/nn/module.h>
 #include <torch/types.h>
@@ -24,13 +25,8 @@ std::string fixture_dir();
 
 std::vector<int64_t> to_shape(const Json& array);
 
-// 2 * frac(sin(12.9898 i + 78.233 seed) * 43758.5453) - 1 for i < count, in float64, returned as
-// float32: the Python script's pattern().
-torch::Tensor pattern(int64_t count, int64_t seed);
-
-// The Python script's fill_deterministic(): every state-dict tensor from its position in sorted
-// key order (conv weights scaled by 2.5 / sqrt(fan_in), BatchNorm near 1, biases near 0).
-void fill_deterministic(torch::nn::Module& module);
+using libreyolo::test::fill_deterministic;
+using libreyolo::test::pattern;
 
 // Checks shape, sum, abs_sum (relative 1e-4 of abs_sum) and the first 32 values (1e-4) against
 // the Python script's summarize().
