@@ -19,10 +19,11 @@ or with torch alone and LibreYOLO's nn.py extracted to a file (it imports only t
 import argparse
 import importlib.util
 import json
-import math
 from pathlib import Path
 
 import torch
+
+from deterministic_weights import fill_deterministic, pattern
 
 FORWARD_IMGSZ = 64  # small: the forward check is about wiring, not about speed
 FORWARD_BATCH = 2
@@ -37,41 +38,6 @@ def load_model_class(nn_file):
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
     return module.LibreYOLO9Model
-
-
-def pattern(count, seed):
-    """Reproducible values in [-1, 1): 2 * frac(sin(12.9898 i + 78.233 seed) * 43758.5453) - 1
-    for i < count, computed in float64, returned as float32 (a classic shader hash)."""
-    i = torch.arange(count, dtype=torch.float64)
-    x = torch.sin(i * 12.9898 + seed * 78.233) * 43758.5453
-    return (2.0 * (x - torch.floor(x)) - 1.0).to(torch.float32)
-
-
-def fill_deterministic(model):
-    """Fill every state-dict tensor from its key's position in sorted key order.
-
-    conv weights: pattern * 2.5 / sqrt(fan_in) (activations neither vanish nor explode);
-    biases and running_mean: 0.1 * pattern; BatchNorm weight: 1 + 0.1 * pattern;
-    running_var: 1 + 0.5 * |pattern|.
-    num_batches_tracked is left alone. The C++ test implements the same rule.
-    """
-    state = model.state_dict()
-    with torch.no_grad():
-        for index, key in enumerate(sorted(state)):
-            tensor = state[key]
-            if key.endswith("num_batches_tracked"):
-                continue
-            values = pattern(tensor.numel(), index).view(tensor.shape)
-            if key.endswith("running_var"):
-                values = 1.0 + 0.5 * values.abs()
-            elif key.endswith("running_mean") or key.endswith("bias"):
-                values = 0.1 * values
-            elif tensor.dim() == 4:  # conv weight
-                fan_in = tensor.shape[1] * tensor.shape[2] * tensor.shape[3]
-                values = values * (2.5 / math.sqrt(fan_in))
-            else:  # BatchNorm weight
-                values = 1.0 + 0.1 * values
-            tensor.copy_(values)
 
 
 def input_images():
