@@ -65,6 +65,17 @@ void count_skipped_steps_on_device(Session& s) {
 }
 
 
+// The step's phase marks for the profiler; a build with LIBREYOLO_STEP_PROFILER=OFF compiles
+// them out, to measure what they cost when nobody profiles.
+void mark_phase(Session& s, profiler::StepPhase phase) {
+#ifndef LIBREYOLO_WITHOUT_STEP_PROFILER
+  profiler::mark_phase(s.observer, phase);
+#else
+  (void)s;
+  (void)phase;
+#endif
+}
+
 void log_precision(const amp::PrecisionPlan& plan) {
   if (!plan.note.empty()) log::info(plan.note);
   if (plan.autocast) {
@@ -225,7 +236,7 @@ torch::Tensor forward_backward(Session& s, const data::Batch& batch, std::int64_
                                std::mt19937_64& scale_rng) {
   const auto& c = s.config;
   using profiler::StepPhase;
-  profiler::mark_phase(s.observer, StepPhase::h2d);
+  mark_phase(s, StepPhase::h2d);
   auto images = data::to_network_input(batch.images, s.family->info.input);
   sdk::Targets targets{batch.targets, batch.counts};
   if (c.multi_scale) {
@@ -237,14 +248,14 @@ torch::Tensor forward_backward(Session& s, const data::Batch& batch, std::int64_
   std::vector<torch::Tensor> outputs;
   {
     amp::AutocastScope autocast(s.precision);
-    profiler::mark_phase(s.observer, StepPhase::forward);
+    mark_phase(s, StepPhase::forward);
     auto features = s.capture->forward(images);
-    profiler::mark_phase(s.observer, StepPhase::remainder);
+    mark_phase(s, StepPhase::remainder);
     outputs = s.model->forward_remainder(std::move(features), &targets);
   }
-  profiler::mark_phase(s.observer, StepPhase::loss);
+  mark_phase(s, StepPhase::loss);
   const auto loss = (*s.criterion)(outputs, targets, images);
-  profiler::mark_phase(s.observer, StepPhase::backward);
+  mark_phase(s, StepPhase::backward);
   s.scaler->scale(loss.total / static_cast<double>(window_size)).backward();
   std::vector<torch::Tensor> parts;
   for (const auto& component : loss.components) parts.push_back(component.second.detach().to(torch::kFloat32).reshape({}));
@@ -261,7 +272,7 @@ torch::Tensor train_step(Session& s, const data::Batch& batch, const optim::Accu
   auto losses = forward_backward(s, batch, window.window_size, scale_rng);
 
   if (window.ends_window) {
-    profiler::mark_phase(s.observer, profiler::StepPhase::optimizer);
+    mark_phase(s, profiler::StepPhase::optimizer);
     if (c.clip_grad > 0) {
       s.scaler->unscale(*s.optimizer);
       optim::clip_grad_norm(s.optimizer->parameters(), c.clip_grad);
@@ -275,9 +286,9 @@ torch::Tensor train_step(Session& s, const data::Batch& batch, const optim::Accu
       note_skip_streak(s, stepped ? 0 : s.progress.skipped_in_a_row + 1, true);
     }
     // Every optimizer step, skipped or not, as LibreYOLO's trainer does.
-    profiler::mark_phase(s.observer, profiler::StepPhase::ema);
+    mark_phase(s, profiler::StepPhase::ema);
     if (s.ema) s.ema->update(*s.model);
-    profiler::mark_phase(s.observer, profiler::StepPhase::other);
+    mark_phase(s, profiler::StepPhase::other);
     ++s.progress.global_step;
     s.optimizer->set_lr(optim::learning_rate(s.schedule, s.progress.global_step));
   }

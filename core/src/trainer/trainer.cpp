@@ -105,8 +105,17 @@ TrainOutcome train(const TrainRequest& request) {
 
   prepare_session(s, request);
   // world_size 1: distributed training does not exist yet; the profiler ignores it (warning) then.
+#ifndef LIBREYOLO_WITHOUT_STEP_PROFILER
   const auto step_profiler = profiler::make_training_profiler(s.config, s.family->info.name + s.size, s.device, s.run.root, 1);
   s.observer = step_profiler.get();
+#else
+  // A build without the step profiler (LIBREYOLO_STEP_PROFILER=OFF), for measuring its cost.
+  if (s.config.profile) {
+    throw Error("profile=true in a build without the step profiler", "it was configured with -DLIBREYOLO_STEP_PROFILER=OFF",
+                "use a default build (the profiler costs nothing while profile=false)");
+  }
+  const std::unique_ptr<profiler::TrainingProfiler> step_profiler;
+#endif
   if (resume_from) {
     restore_training_state(s, *resume_from);
     log::info("resuming ", s.run.root.string(), " after epoch ", s.progress.start_epoch);
