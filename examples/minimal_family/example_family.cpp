@@ -15,7 +15,7 @@ constexpr int64_t kStride = 8;
 void add_conv_bn_silu(torch::nn::Sequential& layers, int64_t in, int64_t out, int64_t stride) {
   layers->push_back(
       torch::nn::Conv2d(torch::nn::Conv2dOptions(in, out, 3).stride(stride).padding(1).bias(false)));
-  layers->push_back(torch::nn::BatchNorm2d(out));
+  layers->push_back(sdk::BatchNorm2d(out));  // the SDK's: multi-GPU sync_bn can reach it
   layers->push_back(torch::nn::SiLU());
 }
 

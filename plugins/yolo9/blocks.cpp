@@ -14,9 +14,9 @@ ConvImpl::ConvImpl(int64_t in_channels, int64_t out_channels, int64_t kernel_siz
                                     .padding(pad)
                                     .groups(groups)
                                     .bias(false)));
-  bn = register_module("bn", torch::nn::BatchNorm2d(torch::nn::BatchNorm2dOptions(out_channels)
-                                                        .eps(kBatchNormEps)
-                                                        .momentum(kBatchNormMomentum)));
+  bn = register_module("bn", sdk::BatchNorm2d(torch::nn::BatchNorm2dOptions(out_channels)
+                                                 .eps(kBatchNormEps)
+                                                 .momentum(kBatchNormMomentum)));
 }
 
 torch::Tensor ConvImpl::forward(const torch::Tensor& x) {

@@ -5,6 +5,7 @@
 // parameters or persistent buffers in Python (SiLU, Upsample, MaxPool2d, empty ModuleLists)
 // are applied as functions here where that changes no key.
 
+#include <libreyolo/sdk/batch_norm.hpp>
 #include <torch/nn/module.h>
 #include <torch/nn/modules/batchnorm.h>
 #include <torch/nn/modules/container/modulelist.h>
@@ -32,7 +33,7 @@ class ConvImpl : public torch::nn::Module {
   torch::Tensor forward(const torch::Tensor& x);
 
   torch::nn::Conv2d conv{nullptr};
-  torch::nn::BatchNorm2d bn{nullptr};
+  sdk::BatchNorm2d bn{nullptr};  // the SDK's, so sync_bn reaches it
 
  private:
   bool activation_;

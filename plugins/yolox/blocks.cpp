@@ -10,7 +10,7 @@ BaseConv::BaseConv(int64_t in_channels, int64_t out_channels, int64_t kernel_siz
                                                        .padding((kernel_size - 1) / 2)
                                                        .groups(groups)
                                                        .bias(false)));
-  bn = register_module("bn", torch::nn::BatchNorm2d(
+  bn = register_module("bn", sdk::BatchNorm2d(
                                  torch::nn::BatchNorm2dOptions(out_channels).eps(kBatchNormEps).momentum(kBatchNormMomentum)));
 }
 

@@ -5,6 +5,7 @@
 // parameters or persistent buffers in Python (SiLU, MaxPool2d, Upsample) are applied as
 // functions here, which changes no key.
 
+#include <libreyolo/sdk/batch_norm.hpp>
 #include <torch/nn/module.h>
 #include <torch/nn/modules/batchnorm.h>
 #include <torch/nn/modules/container/modulelist.h>
@@ -39,7 +40,7 @@ class BaseConv : public ConvLike {
   torch::Tensor forward(const torch::Tensor& x) override;
 
   torch::nn::Conv2d conv{nullptr};
-  torch::nn::BatchNorm2d bn{nullptr};
+  sdk::BatchNorm2d bn{nullptr};  // the SDK's, so sync_bn reaches it
 };
 
 // Depthwise k x k BaseConv (groups = in) then a pointwise 1x1 BaseConv: keys dconv.*, pconv.*.

@@ -72,6 +72,7 @@ OptionTable train_options() {
       .add(opt("profile_skip", T::integer, "5", "profile=true: steps discarded before the window"))
       .add(opt("profile_steps", T::integer, "20", "profile=true: steps measured (half unsynchronised, half synchronised)"))
       .add(opt("sync_bn", T::boolean, "false", "synchronized BatchNorm under multi-GPU (family default)"))
+      .add(opt("ddp_timeout", T::integer, "10800", "multi-GPU: seconds a collective may wait for the other ranks before the run fails"))
       .add(opt("save_period", T::integer, "10", "save a checkpoint every N epochs; 0 = only last/best"))
       .add(opt("eval_interval", T::integer, "10", "validate every N epochs (and at the end)"))
       .add(opt("patience", T::integer, "50", "stop after N epochs without improvement; 0 = never"))

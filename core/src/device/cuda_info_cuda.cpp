@@ -1,6 +1,7 @@
 // CUDA builds only (see core/CMakeLists.txt).
 #include <ATen/cuda/CUDAContext.h>
 #include <c10/cuda/CUDACachingAllocator.h>
+#include <c10/cuda/CUDAFunctions.h>
 
 #include "libreyolo/core/device/cuda_info.hpp"
 
@@ -35,6 +36,15 @@ double peak_memory_gb(const torch::Device& device) {
 
 void reset_peak_memory(const torch::Device& device) {
   if (device.is_cuda()) c10::cuda::CUDACachingAllocator::resetPeakStats(index_of(device));
+}
+
+void make_current(const torch::Device& device) {
+  if (device.is_cuda()) c10::cuda::set_device(static_cast<c10::DeviceIndex>(index_of(device)));
+}
+
+std::int64_t total_memory_bytes(const torch::Device& device) {
+  if (!device.is_cuda()) return 0;
+  return static_cast<std::int64_t>(at::cuda::getDeviceProperties(index_of(device))->totalGlobalMem);
 }
 
 }  // namespace libreyolo::core::device

@@ -97,7 +97,9 @@ StepBenchmark run_steps(Session& s, const data::Batch& batch, int warmup, int st
 // The gradients of one more batch (no optimizer step), copied to the CPU.
 std::vector<torch::Tensor> gradients_of_one_batch(Session& s, const data::Batch& batch) {
   std::mt19937_64 rng(static_cast<std::uint64_t>(s.config.seed));
-  s.optimizer->zero_grad();
+  // In place while graphs are in use, as train_step does: a replaced .grad would make the
+  // backward graph refuse to replay, and this batch would quietly compare eager with eager.
+  s.optimizer->zero_grad(/*set_to_none=*/!s.capture->active());
   forward_backward(s, batch, 1, rng);
   std::vector<torch::Tensor> grads;
   for (const auto& p : s.model->parameters()) {

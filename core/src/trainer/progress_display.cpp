@@ -17,8 +17,8 @@ std::string format_duration(double seconds) {
   return buffer;
 }
 
-ProgressDisplay::ProgressDisplay(int epochs, std::size_t steps_per_epoch)
-    : epochs_(epochs), steps_(steps_per_epoch), interactive_(::isatty(STDERR_FILENO) != 0) {}
+ProgressDisplay::ProgressDisplay(int epochs, std::size_t steps_per_epoch, bool shown)
+    : epochs_(epochs), steps_(steps_per_epoch), interactive_(shown && ::isatty(STDERR_FILENO) != 0) {}
 
 void ProgressDisplay::start_epoch(int epoch) {
   epoch_ = epoch;

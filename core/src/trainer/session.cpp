@@ -16,8 +16,11 @@
 #include "libreyolo/core/optim/grad_utils.hpp"
 #include "libreyolo/core/optim/param_groups.hpp"
 #include "libreyolo/core/optim/sgd.hpp"
+#include "libreyolo/core/distributed/replica_state.hpp"
 #include "libreyolo/core/trainer/augment_settings.hpp"
+#include "libreyolo/core/trainer/autobatch.hpp"
 #include "libreyolo/core/trainer/device_choice.hpp"
+#include "distributed_setup.hpp"
 
 namespace fs = std::filesystem;
 
@@ -151,7 +154,9 @@ void load_data(Session& s, const TrainRequest& request) {
 
   data::LoaderOptions loader;
   loader.sampler.dataset_size = s.train_split->labels.size();
-  loader.sampler.batch_size = s.config.batch;
+  loader.sampler.batch_size = s.rank_batch;
+  loader.sampler.rank = s.rank;
+  loader.sampler.world_size = s.world_size;
   loader.sampler.seed = static_cast<std::uint64_t>(s.config.seed);
   loader.imgsz = s.config.imgsz;
   loader.workers = s.config.workers;
@@ -160,6 +165,7 @@ void load_data(Session& s, const TrainRequest& request) {
   s.loader = std::make_unique<data::DataLoader>(
       loader, data::train_sample_makers(s.train_split, augment_params_for(s.config, s.family->info.augment)));
 
+  if (!s.main_rank()) return;  // rank 0 validates
   ValidationOptions validation;
   validation.imgsz = s.config.imgsz;
   validation.batch = s.config.batch;
@@ -177,9 +183,10 @@ void build_model(Session& s, const TrainRequest& request) {
   if (request.weights) load_start_weights(*s.model, *request.weights, s.dataset.nc());
   s.model->to(s.device);
   if (s.device.is_cuda()) to_channels_last(*s.model);
+  if (s.collectives) prepare_replica(s);
   s.criterion = s.family->family->create_criterion(*s.model, {s.dataset.nc(), s.config.imgsz});
   s.capture = make_capture_manager(s, s.config.cuda_graph);
-  if (s.config.ema) {
+  if (s.config.ema && s.main_rank()) {  // EMA weights serve validation and checkpoints: rank 0's
     s.eval_model = s.family->family->create_detector(spec);  // holds the EMA weights for validation
     s.eval_model->to(s.device);
     optim::ModelEmaOptions options;
@@ -206,6 +213,15 @@ void build_optimization(Session& s) {
   if (s.accumulate > 1) log::info("gradient accumulation: ", s.accumulate, " batches per optimizer step (nbs=", s.config.nbs, ")");
 }
 
+// batch=-1: rank 0 (or the only process) probes its GPU; every rank gets the global batch.
+void resolve_autobatch(Session& s, const TrainRequest& request) {
+  int device_batch = s.main_rank() ? probe_request_batch(request, s.device) : 0;
+  if (s.collectives) device_batch = static_cast<int>(distributed::broadcast_integer(*s.collectives, device_batch));
+  s.config.batch = global_autobatch(device_batch, s.world_size, s.config.nbs);
+  s.rank_batch = s.config.batch / s.world_size;
+  log::info("autobatch: batch=", s.config.batch, s.world_size > 1 ? " (global)" : "");
+}
+
 }  // namespace
 
 std::unique_ptr<capture::CaptureManager> make_capture_manager(const Session& s, bool cuda_graph) {
@@ -214,6 +230,7 @@ std::unique_ptr<capture::CaptureManager> make_capture_manager(const Session& s, 
   request.cuda_device = s.device.is_cuda();
   request.region = s.family->policy.capture;
   request.family = s.family->info.name;
+  request.world_size = s.world_size;
   return std::make_unique<capture::CaptureManager>(request, *s.model,
                                                    cuda_graph ? capture::make_cuda_graph_recorder() : nullptr);
 }
@@ -223,10 +240,14 @@ void prepare_session(Session& s, const TrainRequest& request) {
   s.options = request.options;
   s.family = request.family;
   s.size = request.size;
-  s.device = choose_device(s.config.device);
+  if (!s.collectives) {
+    s.device = choose_device(s.config.device);
+    s.rank_batch = s.config.batch;
+  }
   s.precision = amp::plan_precision(s.config.amp, s.config.amp_dtype, s.device, device::cuda_supports_bfloat16(s.device));
   log_precision(s.precision);
   if (s.device.is_cuda()) at::globalContext().setBenchmarkCuDNN(!s.config.multi_scale);
+  if (s.config.batch < 0) resolve_autobatch(s, request);
   load_data(s, request);
   build_model(s, request);
   build_optimization(s);
@@ -269,7 +290,13 @@ torch::Tensor train_step(Session& s, const data::Batch& batch, const optim::Accu
   // place. Otherwise dropping them is cheaper (autograd's first accumulation then takes the
   // new gradient without a kernel).
   if (window.starts_window) s.optimizer->zero_grad(/*set_to_none=*/!s.capture->active());
+  // Distributed: gradients are averaged over the ranks only on the window's last batch.
+  if (s.gradient_sync) s.gradient_sync->prepare(window.ends_window);
   auto losses = forward_backward(s, batch, window.window_size, scale_rng);
+  if (s.gradient_sync && window.ends_window) {
+    mark_phase(s, profiler::StepPhase::grad_sync);
+    s.gradient_sync->finish();
+  }
 
   if (window.ends_window) {
     mark_phase(s, profiler::StepPhase::optimizer);

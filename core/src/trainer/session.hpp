@@ -12,6 +12,8 @@
 #include "libreyolo/core/data/dataset_config.hpp"
 #include "libreyolo/core/data/dataset_samples.hpp"
 #include "libreyolo/core/data/loader/data_loader.hpp"
+#include "libreyolo/core/distributed/collectives.hpp"
+#include "libreyolo/core/distributed/gradient_sync.hpp"
 #include "libreyolo/core/optim/accumulation.hpp"
 #include "libreyolo/core/optim/lr_schedule.hpp"
 #include "libreyolo/core/optim/model_ema.hpp"
@@ -39,6 +41,14 @@ struct ProgressState {
 
 struct Session {
   TrainConfig config;
+  // Distributed runs (world_size > 1): this rank, the collectives joining the ranks, and the
+  // gradient averaging. Rank 0 owns every side effect (run folder, logs, checkpoints,
+  // validation); `batch` in config stays the global batch, rank_batch is this rank's share.
+  int rank = 0, world_size = 1, rank_batch = 16;
+  std::shared_ptr<distributed::Collectives> collectives;
+  std::unique_ptr<distributed::GradientSynchronizer> gradient_sync;
+  bool main_rank() const { return rank == 0; }
+
   config::ResolvedOptions options;  // as resolved, for args.yaml and checkpoints
   const plugins::LoadedFamily* family = nullptr;
   std::string size;
@@ -64,8 +74,14 @@ struct Session {
 };
 
 // Everything `train` needs before its first epoch: device, precision, data and loaders, model,
-// criterion, optimizer, scaler, EMA, schedule. The run folder is the caller's business.
+// criterion, optimizer, scaler, EMA, schedule. The run folder is the caller's business. A
+// distributed run joins its ranks first (join_ranks); then the device is already chosen.
 void prepare_session(Session& session, const TrainRequest& request);
+
+// Distributed runs (request.ranks with WORLD_SIZE > 1): checks the global batch, chooses this
+// rank's device and joins the process group. Sets rank, world_size, rank_batch, device and
+// collectives; a single-process run gets rank_batch = batch and nothing else.
+void join_ranks(Session& session, const TrainRequest& request);
 
 // The capture manager for the session's model: `cuda_graph` as the option says (benchmarks
 // build one of each to compare).

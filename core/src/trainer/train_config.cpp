@@ -80,6 +80,8 @@ TrainConfig make_train_config(const config::ResolvedOptions& o) {
   c.profile_skip = int_in(o, "profile_skip", 0, 1 << 20);
   c.profile_steps = int_in(o, "profile_steps", 2, 100000);  // two halves: unsynchronised, synchronised
   c.sync_bn = o.get_bool("sync_bn");
+  c.ddp_timeout = static_cast<int>(o.get_int("ddp_timeout"));
+  if (c.ddp_timeout < 1) out_of_range("ddp_timeout", std::to_string(c.ddp_timeout), "at least 1 second");
   c.project = o.get_text("project");
   c.name = o.get_text("name");
   c.exist_ok = o.get_bool("exist_ok");

@@ -3,12 +3,16 @@
 #include <torch/torch.h>
 
 #include <chrono>
+#include <cstdlib>
+#include <fstream>
 #include <random>
 
 #include "libreyolo/core/checkpoint/checkpoint_io.hpp"
 #include "libreyolo/core/data/loader/data_loader.hpp"
 #include "libreyolo/core/data/loader/epoch_sampler.hpp"
 #include "libreyolo/core/device/cuda_info.hpp"
+#include "libreyolo/core/distributed/replica_state.hpp"
+#include "libreyolo/core/distributed/spawn_training.hpp"
 #include "libreyolo/core/eval/report_format.hpp"
 #include "libreyolo/core/log/log.hpp"
 #include "libreyolo/core/optim/accumulation.hpp"
@@ -21,6 +25,26 @@
 
 namespace libreyolo::core::trainer {
 namespace {
+
+// What rank 0 tells the other ranks at the end of every epoch of a distributed run.
+enum class StopDecision : std::int64_t { go_on = 0, early_stop = 1, interrupted = 2 };
+
+// Rank 0 creates the run folder (or finds the one to resume) and writes args.yaml; the other
+// ranks of a distributed run receive its path, so every rank agrees on one folder.
+void establish_run_folder(Session& s, const TrainRequest& request) {
+  const auto& c = s.config;
+  if (s.main_rank()) {
+    s.run = c.resume ? existing_run_folder(c.project, c.name) : create_run_folder(c.project, c.name, c.exist_ok);
+    if (!c.resume) write_args_yaml(s.run.root / "args.yaml", request.options);
+    if (const char* file = std::getenv(distributed::kRunFolderFileVariable); file && *file) {
+      std::ofstream(file) << s.run.root.string();  // tells the launcher where rank 0's results are
+    }
+  }
+  if (!s.collectives) return;
+  const std::filesystem::path root = distributed::broadcast_text(*s.collectives, s.run.root.string());
+  s.run.root = root;
+  s.run.weights = root / "weights";
+}
 
 using Clock = std::chrono::steady_clock;
 
@@ -72,7 +96,8 @@ std::vector<std::pair<std::string, double>> train_one_epoch(Session& s, int epoc
     if (display.interactive() && (step % c.log_interval == 0 || step == steps)) {
       display.update(static_cast<std::size_t>(step), images_seen, read_means(), device::reserved_memory_gb(s.device));
     }
-    if (InterruptGuard::requested()) break;
+    // Distributed ranks leave together at the epoch's end, where rank 0 decides (trainer loop).
+    if (InterruptGuard::requested() && !s.collectives) break;
   }
   display.finish_epoch();
   seconds = std::chrono::duration<double>(Clock::now() - start).count();
@@ -91,22 +116,22 @@ Error out_of_memory_error(int batch, int imgsz, const std::string& device, const
 
 TrainOutcome train(const TrainRequest& request) {
   Session s;
-  const auto config = make_train_config(request.options);
+  s.config = make_train_config(request.options);
+  join_ranks(s, request);
+  const auto& config = s.config;
   std::optional<checkpoint::Checkpoint> resume_from;
-  if (config.resume) {
-    s.run = existing_run_folder(config.project, config.name);
-    resume_from = checkpoint::load_checkpoint(s.run.weights / "last.pt");
-  } else {
-    s.run = create_run_folder(config.project, config.name, config.exist_ok);
-    write_args_yaml(s.run.root / "args.yaml", request.options);
+  establish_run_folder(s, request);
+  if (config.resume) resume_from = checkpoint::load_checkpoint(s.run.weights / "last.pt");
+  if (s.main_rank()) {
+    log::set_file(s.run.root / "train.log");
+    log::info("run folder: ", s.run.root.string());
   }
-  log::set_file(s.run.root / "train.log");
-  log::info("run folder: ", s.run.root.string());
 
   prepare_session(s, request);
   // world_size 1: distributed training does not exist yet; the profiler ignores it (warning) then.
 #ifndef LIBREYOLO_WITHOUT_STEP_PROFILER
-  const auto step_profiler = profiler::make_training_profiler(s.config, s.family->info.name + s.size, s.device, s.run.root, 1);
+  const auto step_profiler =
+      profiler::make_training_profiler(s.config, s.family->info.name + s.size, s.device, s.run.root, s.world_size);
   s.observer = step_profiler.get();
 #else
   // A build without the step profiler (LIBREYOLO_STEP_PROFILER=OFF), for measuring its cost.
@@ -120,12 +145,12 @@ TrainOutcome train(const TrainRequest& request) {
     restore_training_state(s, *resume_from);
     log::info("resuming ", s.run.root.string(), " after epoch ", s.progress.start_epoch);
   }
-  s.results = std::make_unique<ResultsLog>(s.run.root, s.criterion->component_names(), s.config.resume);
+  if (s.main_rank()) s.results = std::make_unique<ResultsLog>(s.run.root, s.criterion->component_names(), s.config.resume);
 
   TrainOutcome outcome;
   outcome.run = s.run;
   InterruptGuard interrupts;
-  ProgressDisplay display(s.config.epochs, s.loader->steps_per_epoch());
+  ProgressDisplay display(s.config.epochs, s.loader->steps_per_epoch(), s.main_rank());
   int epochs_without_improvement = 0;
   for (int epoch = s.progress.start_epoch; epoch < s.config.epochs; ++epoch) {
     double seconds = 0;
@@ -137,7 +162,7 @@ TrainOutcome train(const TrainRequest& request) {
       throw out_of_memory_error(s.config.batch, s.config.imgsz, s.device.str(), e.what());
     }
     if (request.stop_when_profiled && step_profiler && step_profiler->finished()) break;  // measured: no validation, no save
-    if (InterruptGuard::requested()) {
+    if (InterruptGuard::requested() && !s.collectives) {
       save_checkpoint_file(s, s.run.weights / "last.pt", epoch - 1);
       log::warn("interrupted during epoch ", epoch + 1, ": saved ", (s.run.weights / "last.pt").string(),
                 ". Resume with: libreyolo-host train resume=true project=", s.config.project, " name=",
@@ -145,10 +170,20 @@ TrainOutcome train(const TrainRequest& request) {
       outcome.interrupted = true;
       break;
     }
+    if (!s.main_rank()) {
+      // Rank 0 validates, saves and decides whether to stop; the others wait for that decision.
+      const auto decision = static_cast<StopDecision>(distributed::broadcast_integer(*s.collectives, 0));
+      outcome.epochs_completed = epoch + 1;
+      if (decision == StopDecision::early_stop) outcome.stopped_early = true;
+      if (decision == StopDecision::interrupted) outcome.interrupted = true;
+      if (decision != StopDecision::go_on) break;
+      continue;
+    }
     EpochRecord record;
     record.epoch = epoch + 1;
     record.seconds = seconds;
-    record.images_per_second = seconds > 0 ? static_cast<double>(images) / seconds : 0;
+    // Every rank trains as many images as rank 0: the run's throughput is world_size times its own.
+    record.images_per_second = seconds > 0 ? static_cast<double>(images) * s.world_size / seconds : 0;
     record.learning_rate = s.optimizer->groups().front().lr;
     record.train_losses = losses;
     const bool last_epoch = epoch + 1 == s.config.epochs;
@@ -182,12 +217,21 @@ TrainOutcome train(const TrainRequest& request) {
       save_checkpoint_file(s, s.run.weights / ("epoch" + std::to_string(epoch + 1) + ".pt"), epoch);
     }
     outcome.epochs_completed = epoch + 1;
+    auto decision = StopDecision::go_on;
     if (s.config.patience > 0 && epochs_without_improvement >= s.config.patience) {
       log::info("stopping early: no improvement in mAP50-95 for ", epochs_without_improvement,
                 " epochs (patience=", s.config.patience, ")");
       outcome.stopped_early = true;
-      break;
+      decision = StopDecision::early_stop;
+    } else if (s.collectives && InterruptGuard::requested()) {
+      log::warn("interrupted: every rank stops after epoch ", epoch + 1, " (saved ", (s.run.weights / "last.pt").string(),
+                "). Resume with: libreyolo-host train resume=true project=", s.config.project, " name=",
+                s.run.root.filename().string());
+      outcome.interrupted = true;
+      decision = StopDecision::interrupted;
     }
+    if (s.collectives) distributed::broadcast_integer(*s.collectives, static_cast<std::int64_t>(decision));
+    if (decision != StopDecision::go_on) break;
   }
   if (step_profiler) step_profiler->run_ended();
   outcome.best_map50_95 = s.progress.best_epoch >= 0 ? s.progress.best_fitness : -1;

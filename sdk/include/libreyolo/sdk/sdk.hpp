@@ -1,6 +1,7 @@
 #pragma once
 // Everything a family author needs, in one include.
 
+#include "libreyolo/sdk/batch_norm.hpp"
 #include "libreyolo/sdk/compat.hpp"
 #include "libreyolo/sdk/criterion.hpp"
 #include "libreyolo/sdk/detector.hpp"

@@ -2,6 +2,9 @@
 // Versions of the public SDK. Bump LIBREYOLO_SDK_ABI_VERSION whenever a class or struct that
 // crosses the plugin boundary changes layout or virtual functions: the host then refuses
 // plugins built against the old headers instead of crashing inside them.
+//
+// ABI 3: sdk::BatchNorm2d (batch_norm.hpp), the BatchNorm the host can synchronise across GPUs;
+//        families built before it cannot have used it.
 
 #define LIBREYOLO_SDK_VERSION "0.1.0"
-#define LIBREYOLO_SDK_ABI_VERSION 2
+#define LIBREYOLO_SDK_ABI_VERSION 3

@@ -12,7 +12,8 @@ namespace libreyolo::core::trainer {
 
 class ProgressDisplay {
  public:
-  ProgressDisplay(int epochs, std::size_t steps_per_epoch);
+  // `shown` false: never draws (the ranks other than 0 of a distributed run).
+  ProgressDisplay(int epochs, std::size_t steps_per_epoch, bool shown = true);
   bool interactive() const { return interactive_; }
 
   void start_epoch(int epoch);

@@ -29,6 +29,7 @@ struct TrainConfig {
   double ema_decay = 0.9998;
   std::string amp_dtype = "float16";
   int profile_skip = 5, profile_steps = 20;  // profile=true: steps discarded, then measured
+  int ddp_timeout = 10800;                   // seconds: multi-GPU collectives wait this long at most
   // Run folder, checkpoints, evaluation, logging.
   std::string project = "runs/train", name = "exp";
   bool exist_ok = false, resume = false, verbose = false;

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "libreyolo/core/config/resolved_options.hpp"
+#include "libreyolo/core/distributed/rank_environment.hpp"
 #include "libreyolo/core/error.hpp"
 #include "libreyolo/core/plugins/family_registry.hpp"
 #include "libreyolo/core/trainer/results_log.hpp"
@@ -34,6 +35,9 @@ struct TrainRequest {
   std::filesystem::path bundled_datasets;       // share/libreyolo/datasets of this install
   std::optional<StartWeights> weights;  // model=file.pt: start from these weights
   bool stop_when_profiled = false;      // `profile run`: end once the profiler's window is reported
+  // Set when a launcher started this process as one rank of a distributed run (RANK, WORLD_SIZE,
+  // ... in the environment): `train` then joins the other ranks.
+  std::optional<distributed::RankEnvironment> ranks;
 };
 
 struct TrainOutcome {

@@ -1,0 +1,76 @@
+#include "libreyolo/sdk/batch_norm.hpp"
+
+#include <torch/torch.h>
+
+#include <utility>
+
+// LibTorch 1.13 defines this member in libtorch but does not export it, while the construction
+// vtable of any class derived from torch::nn::BatchNorm2dImpl (the vtable in force while the
+// base part is being built) refers to it. This definition, emitted next to sdk::BatchNorm2dImpl's
+// vtable, satisfies that reference; where a LibTorch does export its own, the two are
+// interchangeable (only text for operator<< during construction).
+template <>
+void torch::nn::BatchNormImplBase<2, torch::nn::BatchNorm2dImpl>::pretty_print(std::ostream& stream) const {
+  stream << "torch::nn::BatchNorm2d(" << options.num_features() << ")";
+}
+
+namespace libreyolo::sdk {
+
+BatchNormSynchronizer::~BatchNormSynchronizer() = default;
+
+BatchNorm2dImpl::~BatchNorm2dImpl() = default;
+
+torch::Tensor BatchNorm2dImpl::forward(const torch::Tensor& input) {
+  if (is_training() && synchronizer_) return synchronizer_->forward(*this, input);
+  return torch::nn::BatchNorm2dImpl::forward(input);
+}
+
+void BatchNorm2dImpl::set_synchronizer(std::shared_ptr<BatchNormSynchronizer> synchronizer) {
+  synchronizer_ = std::move(synchronizer);
+}
+
+void BatchNorm2dImpl::pretty_print(std::ostream& stream) const {
+  stream << "libreyolo::sdk::BatchNorm2d(" << options.num_features() << ", eps=" << options.eps()
+         << ", momentum=";
+  if (options.momentum()) {
+    stream << *options.momentum();
+  } else {
+    stream << "None";
+  }
+  stream << ", affine=" << std::boolalpha << options.affine()
+         << ", track_running_stats=" << options.track_running_stats() << std::noboolalpha
+         << (synchronized() ? ", synchronized" : "") << ")";
+}
+
+namespace {
+
+// Copies every defined tensor of `from` into the same-named (freshly registered) tensor of
+// `to`, moved to `device` when given. set_data keeps `to`'s member and its registered entry
+// the same tensor, and keeps requires_grad as registered.
+void copy_values(const torch::OrderedDict<std::string, torch::Tensor>& from,
+                 torch::OrderedDict<std::string, torch::Tensor>& to,
+                 const c10::optional<torch::Device>& device) {
+  for (const auto& item : from) {
+    const auto& source = item.value();
+    if (!source.defined()) continue;
+    const auto options = source.options().device(device ? *device : source.device());
+    to[item.key()].set_data(source.to(options, /*non_blocking=*/false, /*copy=*/true));
+  }
+}
+
+}  // namespace
+
+std::shared_ptr<torch::nn::Module> BatchNorm2dImpl::clone(
+    const c10::optional<torch::Device>& device) const {
+  torch::NoGradGuard no_grad;
+  auto copy = std::make_shared<BatchNorm2dImpl>(options);
+  auto parameters = copy->named_parameters(/*recurse=*/false);
+  auto buffers = copy->named_buffers(/*recurse=*/false);
+  copy_values(named_parameters(/*recurse=*/false), parameters, device);
+  copy_values(named_buffers(/*recurse=*/false), buffers, device);
+  copy->train(is_training());
+  copy->synchronizer_ = synchronizer_;
+  return copy;
+}
+
+}  // namespace libreyolo::sdk

@@ -1,0 +1,104 @@
+// GradientSynchronizer over in-process ranks (thread_collectives.hpp): averaged gradients equal
+// one process's on the whole batch, buckets go out in the same order on every rank, unused
+// parameters count as zero, and accumulation windows synchronise once.
+#include "../torch_doctest.hpp"
+
+#include <torch/torch.h>
+
+#include <mutex>
+
+#include "libreyolo/core/distributed/gradient_sync.hpp"
+#include "thread_collectives.hpp"
+
+using libreyolo::core::distributed::GradientSynchronizer;
+using libreyolo::test::ThreadCollectives;
+using libreyolo::test::ThreadWorld;
+
+namespace {
+
+struct TwoLayers : torch::nn::Module {
+  TwoLayers() {
+    torch::manual_seed(3);
+    first = register_module("first", torch::nn::Linear(6, 5));
+    second = register_module("second", torch::nn::Linear(5, 2));
+    unused = register_parameter("unused", torch::ones({4}));
+  }
+  torch::Tensor forward(const torch::Tensor& x) { return second->forward(torch::tanh(first->forward(x))); }
+  torch::nn::Linear first{nullptr}, second{nullptr};
+  torch::Tensor unused;
+};
+
+const torch::Tensor& batch() {
+  static const torch::Tensor x = [] {
+    torch::manual_seed(5);
+    return torch::randn({8, 6});
+  }();
+  return x;
+}
+
+// The whole batch in one process: the gradients the ranks must agree on.
+std::vector<torch::Tensor> single_process_gradients() {
+  TwoLayers model;
+  model.forward(batch()).pow(2).mean().backward();
+  std::vector<torch::Tensor> grads;
+  for (auto& p : model.parameters()) grads.push_back(p.grad().defined() ? p.grad().clone() : torch::zeros_like(p));
+  return grads;
+}
+
+}  // namespace
+
+TEST_CASE("distributed: averaged gradients equal one process's on the global batch") {
+  const auto expected = single_process_gradients();
+  for (const std::size_t bucket_bytes : {std::size_t{64}, std::size_t{25} << 20}) {
+    ThreadWorld world(2);
+    std::mutex mutex;
+    std::vector<std::vector<torch::Tensor>> got(2);
+    std::size_t buckets = 0;
+    world.run([&](int rank, ThreadCollectives& collectives) {
+      TwoLayers model;
+      std::shared_ptr<ThreadCollectives> shared(&collectives, [](ThreadCollectives*) {});
+      GradientSynchronizer sync(model.parameters(), shared, bucket_bytes);
+      sync.prepare(true);
+      model.forward(batch().narrow(0, rank * 4, 4)).pow(2).mean().backward();
+      sync.finish();
+      std::lock_guard<std::mutex> lock(mutex);
+      buckets = sync.bucket_count();
+      for (auto& p : model.parameters()) got[static_cast<std::size_t>(rank)].push_back(p.grad().clone());
+    });
+    CAPTURE(bucket_bytes);
+    // 64 bytes (reverse order: second.bias 8 + second.weight 40 | first.bias 20 | first.weight 120 |
+    // unused 16): four buckets; 25 MB: one.
+    CHECK(buckets == (bucket_bytes == 64 ? 4u : 1u));
+    for (int rank = 0; rank < 2; ++rank) {
+      for (std::size_t i = 0; i < expected.size(); ++i) {
+        CHECK(torch::allclose(got[static_cast<std::size_t>(rank)][i], expected[i], 1e-6, 1e-7));
+      }
+    }
+    // The unused parameter (registered first) got no gradient from backward: zero, on both ranks.
+    CHECK(got[0].front().abs().sum().item<float>() == 0.0f);
+    CHECK(got[1].front().abs().sum().item<float>() == 0.0f);
+    CHECK(world.rank(0)->calls().start_all_reduce == buckets);
+  }
+}
+
+TEST_CASE("distributed: gradient accumulation synchronises on the window's last batch only") {
+  const auto expected = single_process_gradients();
+  ThreadWorld world(2);
+  std::vector<std::vector<torch::Tensor>> got(2);
+  world.run([&](int rank, ThreadCollectives& collectives) {
+    TwoLayers model;
+    std::shared_ptr<ThreadCollectives> shared(&collectives, [](ThreadCollectives*) {});
+    GradientSynchronizer sync(model.parameters(), shared);
+    for (int part = 0; part < 2; ++part) {
+      sync.prepare(part == 1);
+      (model.forward(batch().narrow(0, rank * 4 + part * 2, 2)).pow(2).mean() / 2).backward();
+      sync.finish();
+    }
+    for (auto& p : model.parameters()) got[static_cast<std::size_t>(rank)].push_back(p.grad().clone());
+  });
+  CHECK(world.rank(0)->calls().start_all_reduce == 1);  // one bucket, sent once
+  for (std::size_t i = 1; i < expected.size(); ++i) {  // [0] is the unused parameter
+    CHECK(torch::allclose(got[0][i], expected[i], 1e-6, 1e-7));
+    CHECK(torch::allclose(got[1][i], expected[i], 1e-6, 1e-7));
+  }
+}
