@@ -54,8 +54,11 @@ TEST_CASE("distributed: averaged gradients equal one process's on the global bat
     std::mutex mutex;
     std::vector<std::vector<torch::Tensor>> got(2);
     std::size_t buckets = 0;
+    // Built here, one after the other: their seeded initialisation shares torch's global
+    // generator, which two threads building at once would interleave.
+    std::vector<std::shared_ptr<TwoLayers>> models{std::make_shared<TwoLayers>(), std::make_shared<TwoLayers>()};
     world.run([&](int rank, ThreadCollectives& collectives) {
-      TwoLayers model;
+      auto& model = *models[static_cast<std::size_t>(rank)];
       std::shared_ptr<ThreadCollectives> shared(&collectives, [](ThreadCollectives*) {});
       GradientSynchronizer sync(model.parameters(), shared, bucket_bytes);
       sync.prepare(true);
@@ -85,8 +88,9 @@ TEST_CASE("distributed: gradient accumulation synchronises on the window's last 
   const auto expected = single_process_gradients();
   ThreadWorld world(2);
   std::vector<std::vector<torch::Tensor>> got(2);
+  std::vector<std::shared_ptr<TwoLayers>> models{std::make_shared<TwoLayers>(), std::make_shared<TwoLayers>()};
   world.run([&](int rank, ThreadCollectives& collectives) {
-    TwoLayers model;
+    auto& model = *models[static_cast<std::size_t>(rank)];
     std::shared_ptr<ThreadCollectives> shared(&collectives, [](ThreadCollectives*) {});
     GradientSynchronizer sync(model.parameters(), shared);
     for (int part = 0; part < 2; ++part) {
