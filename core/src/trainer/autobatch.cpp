@@ -85,6 +85,10 @@ int probe_device_batch(sdk::Detector& model, const sdk::InputFormat& input, int 
   std::vector<torch::Tensor> saved;
   for (const auto& buffer : model.buffers()) saved.push_back(buffer.clone());
   model.train();
+  // cuDNN's benchmark mode would autotune every convolution anew at each probed batch (seven
+  // shapes, each tuned once and never used again): measure with the default algorithms.
+  const bool benchmark = at::globalContext().benchmarkCuDNN();
+  at::globalContext().setBenchmarkCuDNN(false);
   MemoryProbe probe;
   for (int batch = 1; batch <= std::max(1, max_probe); batch *= 2) {
     try {
@@ -98,6 +102,7 @@ int probe_device_batch(sdk::Detector& model, const sdk::InputFormat& input, int 
       break;  // the points so far still give a line
     }
   }
+  at::globalContext().setBenchmarkCuDNN(benchmark);
   {
     torch::NoGradGuard no_grad;
     auto buffers = model.buffers();
