@@ -125,7 +125,7 @@ void GradientSynchronizer::finish() {
       if (p.grad().defined()) {
         p.mutable_grad().copy_(average);
       } else {
-        p.mutable_grad() = average.clone(at::MemoryFormat::Preserve).to(p.options()).contiguous(p.suggest_memory_format());
+        p.mutable_grad() = torch::empty_like(p).copy_(average);  // the parameter's layout, e.g. channels-last
       }
       offset += p.numel();
     }

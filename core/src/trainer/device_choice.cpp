@@ -41,6 +41,18 @@ int gpu_index(const std::string& entry, const std::string& raw) {
   return n;
 }
 
+// The non-empty entries of a comma-separated spec ("0,1," -> "0", "1").
+std::vector<std::string> list_entries(const std::string& spec) {
+  std::vector<std::string> entries;
+  std::size_t start = 0;
+  while (start <= spec.size()) {
+    const auto end = std::min(spec.find(',', start), spec.size());
+    if (end > start) entries.push_back(spec.substr(start, end - start));
+    start = end + 1;
+  }
+  return entries;
+}
+
 void refuse_mps(const std::string& spec) {
   if (spec == "mps") {
     throw Error("device=mps is not available", "Apple's Metal backend exists only on macOS builds of LibTorch",
@@ -55,19 +67,13 @@ std::vector<int> requested_gpus(const std::string& raw) {
   refuse_mps(spec);
   if (spec.find(',') == std::string::npos) return {};
   std::vector<int> gpus;
-  std::size_t start = 0;
-  while (start <= spec.size()) {
-    const auto end = std::min(spec.find(',', start), spec.size());
-    const auto entry = spec.substr(start, end - start);
-    if (!entry.empty()) {
-      const int n = gpu_index(entry, raw);
-      if (std::find(gpus.begin(), gpus.end(), n) != gpus.end()) {
-        throw Error("device=" + raw + " names GPU " + std::to_string(n) + " twice",
-                    "each rank needs a GPU of its own", "list every GPU once, e.g. device=0,1");
-      }
-      gpus.push_back(n);
+  for (const auto& entry : list_entries(spec)) {
+    const int n = gpu_index(entry, raw);
+    if (std::find(gpus.begin(), gpus.end(), n) != gpus.end()) {
+      throw Error("device=" + raw + " names GPU " + std::to_string(n) + " twice",
+                  "each rank needs a GPU of its own", "list every GPU once, e.g. device=0,1");
     }
-    start = end + 1;
+    gpus.push_back(n);
   }
   return gpus;
 }
@@ -78,9 +84,10 @@ torch::Device choose_device(const std::string& raw) {
   if (spec.empty() || spec == "auto") return cuda_device_count() > 0 ? torch::Device(torch::kCUDA, 0) : torch::Device(torch::kCPU);
   if (spec == "cpu") return torch::kCPU;
   if (spec.find(',') != std::string::npos) {
-    const auto entries = std::count_if(spec.begin(), spec.end(), [](char c) { return c == ','; }) + 1;
-    const bool trailing = spec.back() == ',' || spec.front() == ',';
-    if (entries - (trailing ? 1 : 0) == 1) return {torch::kCUDA, static_cast<torch::DeviceIndex>(requested_gpus(raw).front())};
+    const auto entries = list_entries(spec);
+    if (entries.size() <= 1) {  // "0," is one GPU; "," none (gpu_index says it is not a device)
+      return {torch::kCUDA, static_cast<torch::DeviceIndex>(gpu_index(entries.empty() ? "" : entries.front(), raw))};
+    }
     throw Error("device=" + raw + " names several GPUs", "this command runs in one process on one device",
                 "give one device (device=0); only `libreyolo-host train` starts one worker per GPU");
   }

@@ -20,8 +20,7 @@ constexpr int kSmallRankBatch = 16;
 }  // namespace
 
 void join_ranks(Session& s, const TrainRequest& request) {
-  s.rank_batch = s.config.batch;
-  if (!request.ranks || request.ranks->world_size <= 1) return;
+  if (!request.ranks || request.ranks->world_size <= 1) return;  // prepare_session chooses the device
   const auto& ranks = *request.ranks;
   // Before any work; batch=-1 is resolved (divisibly) by autobatch once the group exists.
   if (s.config.batch > 0) s.rank_batch = distributed::per_rank_batch(s.config.batch, ranks.world_size);
@@ -47,7 +46,6 @@ void join_ranks(Session& s, const TrainRequest& request) {
 void prepare_replica(Session& s) {
   // Every rank starts from rank 0's weights and buffers, whatever each built or loaded.
   distributed::broadcast_module_state(*s.model, *s.collectives);
-  const auto batch_norms = distributed::count_batch_norm_layers(*s.model);
   if (s.config.sync_bn) {
     const auto report = distributed::synchronize_batch_norm(*s.model, s.collectives);
     log::info("sync_bn: ", report.synchronized, " BatchNorm layers normalise over the global batch");
@@ -56,10 +54,12 @@ void prepare_replica(Session& s) {
                 " are not sdk::BatchNorm2d and stay per-rank (first: ", report.not_synchronizable_names.front(),
                 "); the family should build them with the SDK's type");
     }
-  } else if (batch_norms > 0 && s.rank_batch < kSmallRankBatch && s.main_rank()) {
-    log::warn("sync_bn=false with ", batch_norms, " BatchNorm layers at ", s.rank_batch,
-              " images per rank: each rank normalises over its own small shard (noisy statistics). "
-              "sync_bn=true normalises over the global batch");
+  } else if (s.rank_batch < kSmallRankBatch && s.main_rank()) {
+    if (const auto batch_norms = distributed::count_batch_norm_layers(*s.model); batch_norms > 0) {
+      log::warn("sync_bn=false with ", batch_norms, " BatchNorm layers at ", s.rank_batch,
+                " images per rank: each rank normalises over its own small shard (noisy statistics). "
+                "sync_bn=true normalises over the global batch");
+    }
   }
   std::vector<torch::Tensor> trainable;
   for (const auto& p : s.model->parameters()) {

@@ -80,7 +80,7 @@ void prepare_session(Session& session, const TrainRequest& request);
 
 // Distributed runs (request.ranks with WORLD_SIZE > 1): checks the global batch, chooses this
 // rank's device and joins the process group. Sets rank, world_size, rank_batch, device and
-// collectives; a single-process run gets rank_batch = batch and nothing else.
+// collectives; a single-process run is left to prepare_session.
 void join_ranks(Session& session, const TrainRequest& request);
 
 // The capture manager for the session's model: `cuda_graph` as the option says (benchmarks
