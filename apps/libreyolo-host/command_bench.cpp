@@ -154,6 +154,7 @@ std::string step_fields(const core::trainer::StepBenchmark& r, const std::string
   json << indent << "\"batch\": " << r.batch << ",\n" << indent << "\"imgsz\": " << r.imgsz << ",\n" << indent
        << "\"device\": \"" << r.device << "\",\n" << indent << "\"cuda_graph\": " << (r.cuda_graph ? "true" : "false")
        << ",\n" << indent << "\"fastest_ms\": " << r.fastest_ms << ",\n" << indent << "\"median_ms\": " << r.median_ms
+       << ",\n" << indent << "\"host_median_ms\": " << r.host_median_ms
        << ",\n" << indent << "\"images_per_second\": " << r.images_per_second << ",\n" << indent
        << "\"peak_memory_gb\": " << r.peak_memory_gb << ",\n" << indent << "\"kernels_per_step\": " << r.kernels_per_step
        << ",\n" << indent << "\"gpu_busy_ms\": " << r.gpu_busy_ms << ",\n" << indent << "\"captures\": " << r.captures
@@ -161,6 +162,12 @@ std::string step_fields(const core::trainer::StepBenchmark& r, const std::string
        << indent << "\"graph_memory_gb\": " << r.graph_memory_gb << ",\n" << indent << "\"top_kernels_ms\": [";
   for (std::size_t i = 0; i < r.top_kernels.size(); ++i) {
     json << (i ? ", " : "") << "[\"" << json_escaped(r.top_kernels[i].first) << "\", " << r.top_kernels[i].second << "]";
+  }
+  json << "],\n" << indent << "\"idle_gaps_us\": [";
+  for (std::size_t i = 0; i < r.idle_gaps.size(); ++i) {
+    const auto& gap = r.idle_gaps[i];
+    json << (i ? ",\n" : "\n") << indent << "  {\"length\": " << gap.length_us << ", \"before\": \""
+         << json_escaped(gap.before) << "\", \"after\": \"" << json_escaped(gap.after) << "\"}";
   }
   json << "],\n" << indent << "\"losses\": [";
   for (std::size_t i = 0; i < r.losses.size(); ++i) json << (i ? ", " : "") << r.losses[i];
@@ -170,7 +177,8 @@ std::string step_fields(const core::trainer::StepBenchmark& r, const std::string
 
 std::string step_line(const core::trainer::StepBenchmark& r) {
   std::ostringstream line;
-  line << "fastest " << r.fastest_ms << " ms, median " << r.median_ms << " ms/step, " << r.images_per_second
+  line << "fastest " << r.fastest_ms << " ms, median " << r.median_ms << " ms/step (host issues a step in "
+       << r.host_median_ms << " ms), " << r.images_per_second
        << " images/s, peak memory " << r.peak_memory_gb << " GB";
   if (r.graph_memory_gb > 0) line << " (" << r.graph_memory_gb << " GB held by the graph)";
   if (r.kernels_per_step >= 0) {

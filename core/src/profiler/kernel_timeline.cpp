@@ -5,9 +5,17 @@
 
 namespace libreyolo::core::profiler {
 
-double busy_time_us(std::vector<DeviceEvent> events) {
+namespace {
+
+void sort_by_start(std::vector<DeviceEvent>& events) {
   std::sort(events.begin(), events.end(),
             [](const DeviceEvent& a, const DeviceEvent& b) { return a.start_us < b.start_us; });
+}
+
+}  // namespace
+
+double busy_time_us(std::vector<DeviceEvent> events) {
+  sort_by_start(events);
   double busy = 0, open_start = 0, open_end = 0;
   bool open = false;
   for (const auto& e : events) {
@@ -40,6 +48,26 @@ KernelSummary summarize(const std::vector<DeviceEvent>& events) {
   std::sort(summary.by_name.begin(), summary.by_name.end(),
             [](const KernelTally& a, const KernelTally& b) { return a.total_us > b.total_us; });
   return summary;
+}
+
+std::vector<IdleGap> longest_idle_gaps(std::vector<DeviceEvent> events, std::size_t count) {
+  sort_by_start(events);
+  std::vector<IdleGap> gaps;
+  const DeviceEvent* last_to_end = nullptr;  // of everything so far, the event ending latest
+  double busy_until = 0;
+  for (const auto& e : events) {
+    if (last_to_end && e.start_us > busy_until) {
+      gaps.push_back({busy_until, e.start_us - busy_until, last_to_end->name, e.name});
+    }
+    const double end = e.start_us + e.duration_us;
+    if (!last_to_end || end > busy_until) {
+      busy_until = end;
+      last_to_end = &e;
+    }
+  }
+  std::sort(gaps.begin(), gaps.end(), [](const IdleGap& a, const IdleGap& b) { return a.length_us > b.length_us; });
+  if (gaps.size() > count) gaps.resize(count);
+  return gaps;
 }
 
 }  // namespace libreyolo::core::profiler

@@ -21,6 +21,7 @@ using Clock = std::chrono::steady_clock;
 // the profiler slows the host down).
 constexpr int kProfiledSteps = 5;
 constexpr std::size_t kTopKernels = 12;
+constexpr std::size_t kIdleGaps = 12;
 
 void synchronize(const torch::Device& device) {
   if (device.is_cuda()) torch::cuda::synchronize(device.index());
@@ -48,9 +49,13 @@ void record_kernels(Session& s, const data::Batch& batch, const optim::Accumulat
   profiler::KernelRecorder recorder;
   synchronize(s.device);
   recorder.start();
-  for (int i = 0; i < kProfiledSteps; ++i) train_step(s, batch, window, rng);
-  synchronize(s.device);
-  const auto summary = profiler::summarize(recorder.stop());
+  for (int i = 0; i < kProfiledSteps; ++i) {
+    train_step(s, batch, window, rng);
+    synchronize(s.device);  // as the timed steps: the idle time between steps is theirs too
+  }
+  const auto events = recorder.stop();
+  const auto summary = profiler::summarize(events);
+  result.idle_gaps = profiler::longest_idle_gaps(events, kIdleGaps);
   result.kernels_per_step = static_cast<double>(summary.events) / kProfiledSteps;
   result.gpu_busy_ms = summary.busy_us / 1000.0 / kProfiledSteps;
   for (std::size_t i = 0; i < summary.by_name.size() && i < kTopKernels; ++i) {
@@ -66,10 +71,11 @@ StepBenchmark run_steps(Session& s, const data::Batch& batch, int warmup, int st
   for (int i = 0; i < warmup; ++i) result.losses.push_back(train_step(s, batch, window, rng).sum().item<double>());
   synchronize(s.device);
   device::reset_peak_memory(s.device);
-  std::vector<double> ms;
+  std::vector<double> ms, host_ms;
   for (int i = 0; i < steps; ++i) {
     const auto start = Clock::now();
     const auto losses = train_step(s, batch, window, rng);
+    host_ms.push_back(std::chrono::duration<double, std::milli>(Clock::now() - start).count());
     synchronize(s.device);
     ms.push_back(std::chrono::duration<double, std::milli>(Clock::now() - start).count());
     result.losses.push_back(losses.sum().item<double>());
@@ -79,6 +85,8 @@ StepBenchmark run_steps(Session& s, const data::Batch& batch, int warmup, int st
   if (result.peak_memory_gb >= 0) result.peak_memory_gb += result.graph_memory_gb;
   record_kernels(s, batch, window, rng, result);
   std::sort(ms.begin(), ms.end());
+  std::sort(host_ms.begin(), host_ms.end());
+  result.host_median_ms = host_ms[host_ms.size() / 2];
   result.batch = static_cast<int>(batch.images.size(0));
   result.imgsz = s.config.imgsz;
   result.steps = steps;

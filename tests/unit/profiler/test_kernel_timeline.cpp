@@ -27,3 +27,23 @@ TEST_CASE("kernel summary counts events and ranks names by total time") {
   CHECK(summary.by_name[2].name == "relu");
   CHECK(summary.by_name[2].count == 2);
 }
+
+TEST_CASE("idle gaps are the holes between busy stretches, longest first, named by their neighbours") {
+  CHECK(longest_idle_gaps({}, 3).empty());
+  CHECK(longest_idle_gaps({{"a", 0, 5}, {"b", 5, 5}}, 3).empty());  // touching: no gap
+  // Out of order; "long" covers "short" so the gap after both is named after "long".
+  const auto gaps =
+      longest_idle_gaps({{"tail", 50, 1}, {"long", 0, 20}, {"short", 2, 3}, {"mid", 24, 6}, {"late", 40, 2}}, 2);
+  REQUIRE(gaps.size() == 2);
+  CHECK(gaps[0].length_us == doctest::Approx(10));  // [30, 40)
+  CHECK(gaps[0].start_us == doctest::Approx(30));
+  CHECK(gaps[0].before == "mid");
+  CHECK(gaps[0].after == "late");
+  CHECK(gaps[1].length_us == doctest::Approx(8));  // [42, 50)
+  CHECK(gaps[1].before == "late");
+  CHECK(gaps[1].after == "tail");
+  const auto all = longest_idle_gaps({{"tail", 50, 1}, {"long", 0, 20}, {"short", 2, 3}, {"mid", 24, 6}}, 10);
+  REQUIRE(all.size() == 2);
+  CHECK(all[1].before == "long");  // [20, 24): "short" ended earlier
+  CHECK(all[1].after == "mid");
+}

@@ -26,9 +26,20 @@ struct KernelSummary {
   std::vector<KernelTally> by_name;  // most total time first
 };
 
+// A stretch in which the GPU ran nothing, between the events that end and start it.
+struct IdleGap {
+  double start_us = 0;
+  double length_us = 0;
+  std::string before, after;  // the last event before the gap, the first after it
+};
+
 // Length of the union of [start, start + duration) intervals, in any order.
 double busy_time_us(std::vector<DeviceEvent> events);
 
 KernelSummary summarize(const std::vector<DeviceEvent>& events);
+
+// The `count` longest idle stretches between the first event and the last, longest first: where
+// the GPU waited for the host (a launch-bound step shows many; a compute-bound one none).
+std::vector<IdleGap> longest_idle_gaps(std::vector<DeviceEvent> events, std::size_t count);
 
 }  // namespace libreyolo::core::profiler

@@ -8,6 +8,7 @@
 #include <utility>
 #include <vector>
 
+#include "libreyolo/core/profiler/kernel_timeline.hpp"
 #include "libreyolo/core/trainer/trainer.hpp"
 
 namespace libreyolo::core::trainer {
@@ -17,6 +18,9 @@ struct StepBenchmark {
   std::string device;
   bool cuda_graph = false;
   double fastest_ms = 0, median_ms = 0;
+  // Median time the host spent issuing a step (until train_step returned, before the
+  // synchronisation): close to median_ms means the GPU waited for the host.
+  double host_median_ms = 0;
   double images_per_second = 0;  // batch / median step time
   // Allocator peak during the timed steps plus the memory held by CUDA graphs (whose private
   // pools were filled before the timed steps began); -1 on CPU.
@@ -26,6 +30,9 @@ struct StepBenchmark {
   double kernels_per_step = -1;  // kernels, copies and memsets the GPU ran
   double gpu_busy_ms = -1;       // union of their intervals, per step
   std::vector<std::pair<std::string, double>> top_kernels;  // name, GPU ms per step; most first
+  // The longest stretches in those steps in which the GPU ran nothing (steps end at a
+  // synchronisation as the timed ones do, so the gap between two steps is included).
+  std::vector<profiler::IdleGap> idle_gaps;
   std::vector<double> losses;    // sum of the loss components of every step, warm-up included
   std::int64_t captures = 0, replays = 0, eager_forwards = 0;  // how the region ran
 };
