@@ -163,7 +163,12 @@ std::string step_fields(const core::trainer::StepBenchmark& r, const std::string
   for (std::size_t i = 0; i < r.top_kernels.size(); ++i) {
     json << (i ? ", " : "") << "[\"" << json_escaped(r.top_kernels[i].first) << "\", " << r.top_kernels[i].second << "]";
   }
-  json << "],\n" << indent << "\"idle_gaps_us\": [";
+  json << "],\n" << indent << "\"idle_ms_by_gap_length\": {";
+  const char* buckets[] = {"under_2us", "2_to_5us", "5_to_20us", "20_to_100us", "100us_or_more"};
+  for (std::size_t i = 0; i < r.idle_ms_by_gap.size() && i < 5; ++i) {
+    json << (i ? ", " : "") << "\"" << buckets[i] << "\": " << r.idle_ms_by_gap[i];
+  }
+  json << "},\n" << indent << "\"idle_gaps_us\": [";
   for (std::size_t i = 0; i < r.idle_gaps.size(); ++i) {
     const auto& gap = r.idle_gaps[i];
     json << (i ? ",\n" : "\n") << indent << "  {\"length\": " << gap.length_us << ", \"before\": \""
@@ -184,6 +189,12 @@ std::string step_line(const core::trainer::StepBenchmark& r) {
   if (r.kernels_per_step >= 0) {
     line << ", " << r.kernels_per_step << " kernels/step, GPU busy " << r.gpu_busy_ms << " ms/step ("
          << static_cast<int>(100.0 * r.gpu_busy_ms / r.fastest_ms + 0.5) << "% of the fastest step)";
+  }
+  if (r.idle_ms_by_gap.size() == 5) {
+    const double short_gaps = r.idle_ms_by_gap[0] + r.idle_ms_by_gap[1];
+    const double long_gaps = r.idle_ms_by_gap[2] + r.idle_ms_by_gap[3] + r.idle_ms_by_gap[4];
+    line << ", GPU idle " << short_gaps << " ms/step in gaps < 5 us (between dependent kernels) and " << long_gaps
+         << " ms/step in longer ones (waiting for the host)";
   }
   return line.str();
 }

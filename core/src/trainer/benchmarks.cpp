@@ -56,6 +56,9 @@ void record_kernels(Session& s, const data::Batch& batch, const optim::Accumulat
   const auto events = recorder.stop();
   const auto summary = profiler::summarize(events);
   result.idle_gaps = profiler::longest_idle_gaps(events, kIdleGaps);
+  for (const double us : profiler::idle_time_by_gap_length(events, {2, 5, 20, 100})) {
+    result.idle_ms_by_gap.push_back(us / 1000.0 / kProfiledSteps);
+  }
   result.kernels_per_step = static_cast<double>(summary.events) / kProfiledSteps;
   result.gpu_busy_ms = summary.busy_us / 1000.0 / kProfiledSteps;
   for (std::size_t i = 0; i < summary.by_name.size() && i < kTopKernels; ++i) {
@@ -105,10 +108,10 @@ StepBenchmark run_steps(Session& s, const data::Batch& batch, int warmup, int st
 // The gradients of one more batch (no optimizer step), copied to the CPU.
 std::vector<torch::Tensor> gradients_of_one_batch(Session& s, const data::Batch& batch) {
   std::mt19937_64 rng(static_cast<std::uint64_t>(s.config.seed));
-  // In place while graphs are in use, as train_step does: a replaced .grad would make the
-  // backward graph refuse to replay, and this batch would quietly compare eager with eager.
-  s.optimizer->zero_grad(/*set_to_none=*/!s.capture->active());
-  forward_backward(s, batch, 1, rng);
+  // Cleared as train_step clears them (in place while graphs are in use: a replaced .grad
+  // would make the backward graph refuse to replay, and this batch would quietly compare eager
+  // with eager).
+  forward_backward(s, batch, 1, /*clear_gradients=*/true, rng);
   std::vector<torch::Tensor> grads;
   for (const auto& p : s.model->parameters()) {
     grads.push_back(p.grad().defined() ? p.grad().to(torch::kCPU, torch::kFloat64) : torch::Tensor());

@@ -254,7 +254,7 @@ void prepare_session(Session& s, const TrainRequest& request) {
 }
 
 torch::Tensor forward_backward(Session& s, const data::Batch& batch, std::int64_t window_size,
-                               std::mt19937_64& scale_rng) {
+                               bool clear_gradients, std::mt19937_64& scale_rng) {
   const auto& c = s.config;
   using profiler::StepPhase;
   mark_phase(s, StepPhase::h2d);
@@ -271,6 +271,12 @@ torch::Tensor forward_backward(Session& s, const data::Batch& batch, std::int64_
     amp::AutocastScope autocast(s.precision);
     mark_phase(s, StepPhase::forward);
     auto features = s.capture->forward(images);
+    // Cleared here, not before the forward: nothing reads .grad until backward, and once a
+    // graph replay is queued the host's ~700-tensor bookkeeping overlaps GPU work instead of
+    // delaying the step's first kernel. With CUDA graphs the backward graph adds into the
+    // .grad tensors it recorded, so they are zeroed in place; otherwise dropping them is
+    // cheaper (autograd's first accumulation then takes the new gradient without a kernel).
+    if (clear_gradients) s.optimizer->zero_grad(/*set_to_none=*/!s.capture->active());
     mark_phase(s, StepPhase::remainder);
     outputs = s.model->forward_remainder(std::move(features), &targets);
   }
@@ -286,13 +292,9 @@ torch::Tensor forward_backward(Session& s, const data::Batch& batch, std::int64_
 torch::Tensor train_step(Session& s, const data::Batch& batch, const optim::AccumulationWindow& window,
                          std::mt19937_64& scale_rng) {
   const auto& c = s.config;
-  // With CUDA graphs the backward graph adds into the .grad tensors it recorded: zero them in
-  // place. Otherwise dropping them is cheaper (autograd's first accumulation then takes the
-  // new gradient without a kernel).
-  if (window.starts_window) s.optimizer->zero_grad(/*set_to_none=*/!s.capture->active());
   // Distributed: gradients are averaged over the ranks only on the window's last batch.
   if (s.gradient_sync) s.gradient_sync->prepare(window.ends_window);
-  auto losses = forward_backward(s, batch, window.window_size, scale_rng);
+  auto losses = forward_backward(s, batch, window.window_size, window.starts_window, scale_rng);
   if (s.gradient_sync && window.ends_window) {
     mark_phase(s, profiler::StepPhase::grad_sync);
     s.gradient_sync->finish();

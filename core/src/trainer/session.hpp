@@ -88,10 +88,11 @@ void join_ranks(Session& session, const TrainRequest& request);
 std::unique_ptr<capture::CaptureManager> make_capture_manager(const Session& session, bool cuda_graph);
 
 // Forward (under autocast), loss and backward of one batch, gradients scaled by the grad
-// scaler and divided by `window_size` (accumulated into .grad). Returns the loss components
-// as one float32 device tensor (no host read).
+// scaler and divided by `window_size` (accumulated into .grad; cleared first when
+// `clear_gradients`, as an accumulation window starts). Returns the loss components as one
+// float32 device tensor (no host read).
 torch::Tensor forward_backward(Session& session, const data::Batch& batch, std::int64_t window_size,
-                               std::mt19937_64& scale_rng);
+                               bool clear_gradients, std::mt19937_64& scale_rng);
 
 // One training step on `batch`: forward (under autocast), loss, backward; and, when `window`
 // ends an accumulation window, unscale, clip, optimizer step (skipped for non-finite

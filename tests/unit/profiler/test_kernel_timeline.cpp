@@ -47,3 +47,14 @@ TEST_CASE("idle gaps are the holes between busy stretches, longest first, named 
   CHECK(all[1].before == "long");  // [20, 24): "short" ended earlier
   CHECK(all[1].after == "mid");
 }
+
+TEST_CASE("idle time is split by gap length") {
+  // Gaps of 1, 4 and 30 us; buckets < 2, < 5, < 20, the rest.
+  const auto idle = idle_time_by_gap_length({{"a", 0, 10}, {"b", 11, 1}, {"c", 16, 4}, {"d", 50, 1}}, {2, 5, 20});
+  REQUIRE(idle.size() == 4);
+  CHECK(idle[0] == doctest::Approx(1));
+  CHECK(idle[1] == doctest::Approx(4));
+  CHECK(idle[2] == doctest::Approx(0));
+  CHECK(idle[3] == doctest::Approx(30));
+  CHECK(idle_time_by_gap_length({}, {2}) == std::vector<double>{0, 0});
+}

@@ -42,4 +42,10 @@ KernelSummary summarize(const std::vector<DeviceEvent>& events);
 // the GPU waited for the host (a launch-bound step shows many; a compute-bound one none).
 std::vector<IdleGap> longest_idle_gaps(std::vector<DeviceEvent> events, std::size_t count);
 
+// Idle time between the first event and the last, split by gap length: element i holds the
+// gaps shorter than upper_bounds_us[i] (and not counted before); the last element, the rest.
+// Microsecond gaps are the GPU moving between dependent kernels (inside a graph too); long
+// ones are the GPU waiting for the host.
+std::vector<double> idle_time_by_gap_length(std::vector<DeviceEvent> events, const std::vector<double>& upper_bounds_us);
+
 }  // namespace libreyolo::core::profiler

@@ -33,6 +33,9 @@ struct StepBenchmark {
   // The longest stretches in those steps in which the GPU ran nothing (steps end at a
   // synchronisation as the timed ones do, so the gap between two steps is included).
   std::vector<profiler::IdleGap> idle_gaps;
+  // GPU idle ms per step by gap length: < 2 us, 2-5, 5-20, 20-100, >= 100 us. The shortest are
+  // the GPU moving between dependent kernels (inside a graph too); long ones wait for the host.
+  std::vector<double> idle_ms_by_gap;
   std::vector<double> losses;    // sum of the loss components of every step, warm-up included
   std::int64_t captures = 0, replays = 0, eager_forwards = 0;  // how the region ran
 };
