@@ -168,7 +168,13 @@ std::string step_fields(const core::trainer::StepBenchmark& r, const std::string
   for (std::size_t i = 0; i < r.idle_ms_by_gap.size() && i < 5; ++i) {
     json << (i ? ", " : "") << "\"" << buckets[i] << "\": " << r.idle_ms_by_gap[i];
   }
-  json << "},\n" << indent << "\"idle_gaps_us\": [";
+  json << "},\n" << indent << "\"host_phases_ms\": [";
+  for (std::size_t i = 0; i < r.host_phases.size(); ++i) {
+    const auto& p = r.host_phases[i];
+    json << (i ? ",\n" : "\n") << indent << "  {\"phase\": \"" << p.phase << "\", \"host\": " << p.host_ms
+         << ", \"gpu_idle\": " << p.gpu_idle_ms << "}";
+  }
+  json << "],\n" << indent << "\"idle_gaps_us\": [";
   for (std::size_t i = 0; i < r.idle_gaps.size(); ++i) {
     const auto& gap = r.idle_gaps[i];
     json << (i ? ",\n" : "\n") << indent << "  {\"length\": " << gap.length_us << ", \"before\": \""
@@ -195,6 +201,10 @@ std::string step_line(const core::trainer::StepBenchmark& r) {
     const double long_gaps = r.idle_ms_by_gap[2] + r.idle_ms_by_gap[3] + r.idle_ms_by_gap[4];
     line << ", GPU idle " << short_gaps << " ms/step in gaps < 5 us (between dependent kernels) and " << long_gaps
          << " ms/step in longer ones (waiting for the host)";
+  }
+  if (!r.host_phases.empty()) {
+    line << "; host ms / GPU idle ms per step by phase:";
+    for (const auto& p : r.host_phases) line << " " << p.phase << " " << p.host_ms << "/" << p.gpu_idle_ms;
   }
   return line.str();
 }

@@ -47,9 +47,9 @@ class Yolo9Criterion : public sdk::Criterion {
     const auto pred_logits = p.narrow(2, 4 * reg_max_, num_classes_);
 
     const auto& grid = anchors_for(outputs);
-    const auto points = grid.points;                // [A, 2] pixels
-    const auto strides = grid.strides;              // [A, 1]
-    const auto points_grid = points / strides;      // [A, 2] in units of each level's stride
+    const auto& points = grid.anchors.points;    // [A, 2] pixels
+    const auto& strides = grid.anchors.strides;  // [A, 1]
+    const auto& points_grid = grid.points_grid;  // [A, 2] in units of each level's stride
 
     // Boxes in grid units (pixels / stride), as LibreYOLO computes the box and DFL losses.
     const auto pred_boxes_grid = losses::distance_to_bbox(losses::dfl_decode(pred_dist), points_grid);  // [B, A, 4]
@@ -67,12 +67,11 @@ class Yolo9Criterion : public sdk::Criterion {
     const auto loss_cls = torch::binary_cross_entropy_with_logits(pred_logits, assignment.scores, {}, {},
                                                                   at::Reduction::Sum) / target_scores_sum;
 
-    // Background anchors get the anchor's own cell as a stand-in target (weight 0) so that the
-    // CIoU stays well conditioned everywhere and the whole batch is one dense computation.
-    const auto half_cell = torch::full({1, 2}, 0.5, points_grid.options());
-    const auto cell_box = torch::cat({points_grid - half_cell, points_grid + half_cell}, 1).unsqueeze(0);
+    // Background anchors get the anchor's own cell (grid.cell_boxes) as a stand-in target
+    // (weight 0) so that the CIoU stays well conditioned everywhere and the whole batch is one
+    // dense computation.
     const auto target_boxes_grid =
-        torch::where(assignment.foreground.unsqueeze(2), assignment.boxes / strides, cell_box);
+        torch::where(assignment.foreground.unsqueeze(2), assignment.boxes / strides, grid.cell_boxes);
 
     const auto ciou = losses::box_iou(pred_boxes_grid, target_boxes_grid, losses::IoUKind::ciou);
     const auto loss_box = ((1.0 - ciou) * weight).sum() / target_scores_sum;
@@ -97,19 +96,30 @@ class Yolo9Criterion : public sdk::Criterion {
     return options;
   }
 
-  // Anchor points depend only on the level sizes and the device: rebuilt when either changes.
-  const losses::AnchorPoints& anchors_for(const std::vector<torch::Tensor>& outputs) {
+  // Everything derived from the anchors alone. It depends only on the level sizes and the
+  // device, so it is rebuilt when either changes, not every step (the loss runs eagerly, and
+  // each launch is host time the GPU may wait for).
+  struct AnchorGrid {
+    losses::AnchorPoints anchors;  // pixels, and each anchor's stride
+    torch::Tensor points_grid;     // [A, 2] anchor points in units of their level's stride
+    torch::Tensor cell_boxes;      // [1, A, 4] each anchor's own cell, xyxy in those units
+  };
+
+  const AnchorGrid& anchors_for(const std::vector<torch::Tensor>& outputs) {
     std::vector<int64_t> key;
     for (const auto& level : outputs) {
       key.push_back(level.size(2));
       key.push_back(level.size(3));
     }
     const auto device = outputs.front().device();
-    if (!anchors_.points.defined() || key != anchor_key_ || anchors_.points.device() != device) {
-      anchors_ = losses::make_anchors(outputs, strides_);
+    if (!grid_.anchors.points.defined() || key != anchor_key_ || grid_.anchors.points.device() != device) {
+      grid_.anchors = losses::make_anchors(outputs, strides_);
+      grid_.points_grid = grid_.anchors.points / grid_.anchors.strides;
+      const auto half_cell = torch::full({1, 2}, 0.5, grid_.points_grid.options());
+      grid_.cell_boxes = torch::cat({grid_.points_grid - half_cell, grid_.points_grid + half_cell}, 1).unsqueeze(0);
       anchor_key_ = std::move(key);
     }
-    return anchors_;
+    return grid_;
   }
 
   int64_t num_classes_;
@@ -117,7 +127,7 @@ class Yolo9Criterion : public sdk::Criterion {
   std::vector<int64_t> strides_;
   Yolo9LossGains gains_;
   losses::TaskAlignedAssigner assigner_;
-  losses::AnchorPoints anchors_;
+  AnchorGrid grid_;
   std::vector<int64_t> anchor_key_;
 };
 

@@ -12,25 +12,6 @@ void sort_by_start(std::vector<DeviceEvent>& events) {
             [](const DeviceEvent& a, const DeviceEvent& b) { return a.start_us < b.start_us; });
 }
 
-// Every idle stretch between the first event and the last, in time order.
-std::vector<IdleGap> all_idle_gaps(std::vector<DeviceEvent> events) {
-  sort_by_start(events);
-  std::vector<IdleGap> gaps;
-  const DeviceEvent* last_to_end = nullptr;  // of everything so far, the event ending latest
-  double busy_until = 0;
-  for (const auto& e : events) {
-    if (last_to_end && e.start_us > busy_until) {
-      gaps.push_back({busy_until, e.start_us - busy_until, last_to_end->name, e.name});
-    }
-    const double end = e.start_us + e.duration_us;
-    if (!last_to_end || end > busy_until) {
-      busy_until = end;
-      last_to_end = &e;
-    }
-  }
-  return gaps;
-}
-
 }  // namespace
 
 double busy_time_us(std::vector<DeviceEvent> events) {
@@ -69,8 +50,26 @@ KernelSummary summarize(const std::vector<DeviceEvent>& events) {
   return summary;
 }
 
+std::vector<IdleGap> idle_gaps(std::vector<DeviceEvent> events) {
+  sort_by_start(events);
+  std::vector<IdleGap> gaps;
+  const DeviceEvent* last_to_end = nullptr;  // of everything so far, the event ending latest
+  double busy_until = 0;
+  for (const auto& e : events) {
+    if (last_to_end && e.start_us > busy_until) {
+      gaps.push_back({busy_until, e.start_us - busy_until, last_to_end->name, e.name});
+    }
+    const double end = e.start_us + e.duration_us;
+    if (!last_to_end || end > busy_until) {
+      busy_until = end;
+      last_to_end = &e;
+    }
+  }
+  return gaps;
+}
+
 std::vector<IdleGap> longest_idle_gaps(std::vector<DeviceEvent> events, std::size_t count) {
-  auto gaps = all_idle_gaps(std::move(events));
+  auto gaps = idle_gaps(std::move(events));
   std::sort(gaps.begin(), gaps.end(), [](const IdleGap& a, const IdleGap& b) { return a.length_us > b.length_us; });
   if (gaps.size() > count) gaps.resize(count);
   return gaps;
@@ -78,7 +77,7 @@ std::vector<IdleGap> longest_idle_gaps(std::vector<DeviceEvent> events, std::siz
 
 std::vector<double> idle_time_by_gap_length(std::vector<DeviceEvent> events, const std::vector<double>& upper_bounds_us) {
   std::vector<double> idle(upper_bounds_us.size() + 1, 0.0);
-  for (const auto& gap : all_idle_gaps(std::move(events))) {
+  for (const auto& gap : idle_gaps(std::move(events))) {
     std::size_t bucket = 0;
     while (bucket < upper_bounds_us.size() && gap.length_us >= upper_bounds_us[bucket]) ++bucket;
     idle[bucket] += gap.length_us;

@@ -10,6 +10,7 @@
 #include "libreyolo/core/device/cuda_info.hpp"
 #include "libreyolo/core/error.hpp"
 #include "libreyolo/core/profiler/kernel_recorder.hpp"
+#include "libreyolo/core/trainer/host_phase_clock.hpp"
 #include "session.hpp"
 
 namespace libreyolo::core::trainer {
@@ -47,13 +48,25 @@ void record_kernels(Session& s, const data::Batch& batch, const optim::Accumulat
                     std::mt19937_64& rng, StepBenchmark& result) {
   if (!s.device.is_cuda()) return;
   profiler::KernelRecorder recorder;
+  HostPhaseClock clock;
   synchronize(s.device);
   recorder.start();
+  s.observer = &clock;
   for (int i = 0; i < kProfiledSteps; ++i) {
+    clock.step_begins();
     train_step(s, batch, window, rng);
+    clock.train_step_returned();
     synchronize(s.device);  // as the timed steps: the idle time between steps is theirs too
+    clock.step_ends();
   }
+  s.observer = nullptr;
   const auto events = recorder.stop();
+  // Idle time from these steps; host times stay the timed steps' (the profiler slows the host).
+  for (const auto& profiled : clock.attribute(events)) {
+    for (auto& phase : result.host_phases) {
+      if (phase.phase == profiled.phase) phase.gpu_idle_ms = profiled.gpu_idle_ms;
+    }
+  }
   const auto summary = profiler::summarize(events);
   result.idle_gaps = profiler::longest_idle_gaps(events, kIdleGaps);
   for (const double us : profiler::idle_time_by_gap_length(events, {2, 5, 20, 100})) {
@@ -75,14 +88,21 @@ StepBenchmark run_steps(Session& s, const data::Batch& batch, int warmup, int st
   synchronize(s.device);
   device::reset_peak_memory(s.device);
   std::vector<double> ms, host_ms;
+  HostPhaseClock clock;  // a few clock reads per step: the host's own phase times, unprofiled
+  s.observer = &clock;
   for (int i = 0; i < steps; ++i) {
     const auto start = Clock::now();
+    clock.step_begins();
     const auto losses = train_step(s, batch, window, rng);
+    clock.train_step_returned();
     host_ms.push_back(std::chrono::duration<double, std::milli>(Clock::now() - start).count());
     synchronize(s.device);
+    clock.step_ends();
     ms.push_back(std::chrono::duration<double, std::milli>(Clock::now() - start).count());
     result.losses.push_back(losses.sum().item<double>());
   }
+  s.observer = nullptr;
+  result.host_phases = clock.attribute({});
   result.graph_memory_gb = s.capture->graph_memory_gb();
   result.peak_memory_gb = device::peak_memory_gb(s.device);
   if (result.peak_memory_gb >= 0) result.peak_memory_gb += result.graph_memory_gb;
@@ -111,7 +131,8 @@ std::vector<torch::Tensor> gradients_of_one_batch(Session& s, const data::Batch&
   // Cleared as train_step clears them (in place while graphs are in use: a replaced .grad
   // would make the backward graph refuse to replay, and this batch would quietly compare eager
   // with eager).
-  forward_backward(s, batch, 1, /*clear_gradients=*/true, rng);
+  clear_gradients(s);
+  forward_backward(s, batch, 1, rng);
   std::vector<torch::Tensor> grads;
   for (const auto& p : s.model->parameters()) {
     grads.push_back(p.grad().defined() ? p.grad().to(torch::kCPU, torch::kFloat64) : torch::Tensor());

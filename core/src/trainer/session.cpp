@@ -253,8 +253,13 @@ void prepare_session(Session& s, const TrainRequest& request) {
   build_optimization(s);
 }
 
+void clear_gradients(Session& s) {
+  s.optimizer->zero_grad(/*set_to_none=*/!s.capture->active());
+  s.gradients_clear = true;
+}
+
 torch::Tensor forward_backward(Session& s, const data::Batch& batch, std::int64_t window_size,
-                               bool clear_gradients, std::mt19937_64& scale_rng) {
+                               std::mt19937_64& scale_rng) {
   const auto& c = s.config;
   using profiler::StepPhase;
   mark_phase(s, StepPhase::h2d);
@@ -271,18 +276,13 @@ torch::Tensor forward_backward(Session& s, const data::Batch& batch, std::int64_
     amp::AutocastScope autocast(s.precision);
     mark_phase(s, StepPhase::forward);
     auto features = s.capture->forward(images);
-    // Cleared here, not before the forward: nothing reads .grad until backward, and once a
-    // graph replay is queued the host's ~700-tensor bookkeeping overlaps GPU work instead of
-    // delaying the step's first kernel. With CUDA graphs the backward graph adds into the
-    // .grad tensors it recorded, so they are zeroed in place; otherwise dropping them is
-    // cheaper (autograd's first accumulation then takes the new gradient without a kernel).
-    if (clear_gradients) s.optimizer->zero_grad(/*set_to_none=*/!s.capture->active());
     mark_phase(s, StepPhase::remainder);
     outputs = s.model->forward_remainder(std::move(features), &targets);
   }
   mark_phase(s, StepPhase::loss);
   const auto loss = (*s.criterion)(outputs, targets, images);
   mark_phase(s, StepPhase::backward);
+  s.gradients_clear = false;
   s.scaler->scale(loss.total / static_cast<double>(window_size)).backward();
   std::vector<torch::Tensor> parts;
   for (const auto& component : loss.components) parts.push_back(component.second.detach().to(torch::kFloat32).reshape({}));
@@ -292,9 +292,12 @@ torch::Tensor forward_backward(Session& s, const data::Batch& batch, std::int64_
 torch::Tensor train_step(Session& s, const data::Batch& batch, const optim::AccumulationWindow& window,
                          std::mt19937_64& scale_rng) {
   const auto& c = s.config;
+  // Normally already cleared at the end of the previous window (below); the run's first step,
+  // or one after a forward_backward outside train_step, clears here.
+  if (window.starts_window && !s.gradients_clear) clear_gradients(s);
   // Distributed: gradients are averaged over the ranks only on the window's last batch.
   if (s.gradient_sync) s.gradient_sync->prepare(window.ends_window);
-  auto losses = forward_backward(s, batch, window.window_size, window.starts_window, scale_rng);
+  auto losses = forward_backward(s, batch, window.window_size, scale_rng);
   if (s.gradient_sync && window.ends_window) {
     mark_phase(s, profiler::StepPhase::grad_sync);
     s.gradient_sync->finish();
@@ -318,6 +321,10 @@ torch::Tensor train_step(Session& s, const data::Batch& batch, const optim::Accu
     mark_phase(s, profiler::StepPhase::ema);
     if (s.ema) s.ema->update(*s.model);
     mark_phase(s, profiler::StepPhase::other);
+    // Cleared as soon as the optimizer has consumed them: the host issues this while the GPU
+    // still runs the backward, so the next step's first kernel is not held up by ~700 tensors'
+    // worth of bookkeeping.
+    clear_gradients(s);
     ++s.progress.global_step;
     s.optimizer->set_lr(optim::learning_rate(s.schedule, s.progress.global_step));
   }

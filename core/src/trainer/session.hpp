@@ -64,6 +64,7 @@ struct Session {
   std::unique_ptr<optim::Optimizer> optimizer;
   std::unique_ptr<amp::GradScaler> scaler;
   torch::Tensor skip_streak;  // optimizer steps skipped in a row, counted on the device
+  bool gradients_clear = false;  // no backward since clear_gradients()
   std::unique_ptr<optim::ModelEma> ema;
   optim::LrSchedule schedule;
   std::int64_t accumulate = 1;
@@ -87,12 +88,16 @@ void join_ranks(Session& session, const TrainRequest& request);
 // build one of each to compare).
 std::unique_ptr<capture::CaptureManager> make_capture_manager(const Session& session, bool cuda_graph);
 
+// Empties every parameter's .grad: zeroed in place while CUDA graphs are in use (the backward
+// graph adds into the .grad tensors it recorded), dropped otherwise (autograd's first
+// accumulation then takes the new gradient without a kernel).
+void clear_gradients(Session& session);
+
 // Forward (under autocast), loss and backward of one batch, gradients scaled by the grad
-// scaler and divided by `window_size` (accumulated into .grad; cleared first when
-// `clear_gradients`, as an accumulation window starts). Returns the loss components as one
-// float32 device tensor (no host read).
+// scaler and divided by `window_size`, accumulated into .grad. Returns the loss components as
+// one float32 device tensor (no host read).
 torch::Tensor forward_backward(Session& session, const data::Batch& batch, std::int64_t window_size,
-                               bool clear_gradients, std::mt19937_64& scale_rng);
+                               std::mt19937_64& scale_rng);
 
 // One training step on `batch`: forward (under autocast), loss, backward; and, when `window`
 // ends an accumulation window, unscale, clip, optimizer step (skipped for non-finite

@@ -53,10 +53,12 @@ Assignment TaskAlignedAssigner::operator()(const torch::Tensor& pred_scores_in, 
   const auto ay = anchor_points.select(1, 1).view({1, 1, anchors});
   const auto x1 = gt_boxes.select(2, 0).unsqueeze(2), y1 = gt_boxes.select(2, 1).unsqueeze(2);
   const auto x2 = gt_boxes.select(2, 2).unsqueeze(2), y2 = gt_boxes.select(2, 3).unsqueeze(2);
-  const auto dx_min = torch::min(ax - x1, x2 - ax), dy_min = torch::min(ay - y1, y2 - ay);
+  // Each distance once: the loss runs eagerly on the host's time (four fewer launches).
+  const auto to_left = ax - x1, to_right = x2 - ax, to_top = ay - y1, to_bottom = y2 - ay;
+  const auto dx_min = torch::min(to_left, to_right), dy_min = torch::min(to_top, to_bottom);
   auto candidates = torch::min(dx_min, dy_min) >= 0;
   if (options_.max_distance > 0) {
-    const auto farthest = torch::max(torch::max(ax - x1, x2 - ax), torch::max(ay - y1, y2 - ay)) / anchor_strides;
+    const auto farthest = torch::max(torch::max(to_left, to_right), torch::max(to_top, to_bottom)) / anchor_strides;
     candidates = candidates & (farthest <= options_.max_distance);
   }
   candidates = candidates & gt_valid.unsqueeze(2);

@@ -38,6 +38,9 @@ double busy_time_us(std::vector<DeviceEvent> events);
 
 KernelSummary summarize(const std::vector<DeviceEvent>& events);
 
+// Every idle stretch between the first event and the last, in time order.
+std::vector<IdleGap> idle_gaps(std::vector<DeviceEvent> events);
+
 // The `count` longest idle stretches between the first event and the last, longest first: where
 // the GPU waited for the host (a launch-bound step shows many; a compute-bound one none).
 std::vector<IdleGap> longest_idle_gaps(std::vector<DeviceEvent> events, std::size_t count);

@@ -13,6 +13,13 @@
 
 namespace libreyolo::core::trainer {
 
+// One phase of the step as `bench step` saw it (on CUDA, over the kernel-recorded steps).
+struct HostPhaseTime {
+  std::string phase;       // a StepPhase's name; "start" before the first mark; "synchronize" after train_step
+  double host_ms = 0;      // host time in the phase, mean per step
+  double gpu_idle_ms = 0;  // GPU idle gaps that ended while the host was in the phase, per step
+};
+
 struct StepBenchmark {
   int batch = 0, imgsz = 0, steps = 0;
   std::string device;
@@ -36,6 +43,10 @@ struct StepBenchmark {
   // GPU idle ms per step by gap length: < 2 us, 2-5, 5-20, 20-100, >= 100 us. The shortest are
   // the GPU moving between dependent kernels (inside a graph too); long ones wait for the host.
   std::vector<double> idle_ms_by_gap;
+  // Host time per phase (timed steps) and the GPU idle time charged to each (kernel-recorded
+  // steps; the phase that issued the kernel the GPU was waiting for). Only "start" and
+  // "synchronize" in a build without the profiler's phase marks.
+  std::vector<HostPhaseTime> host_phases;
   std::vector<double> losses;    // sum of the loss components of every step, warm-up included
   std::int64_t captures = 0, replays = 0, eager_forwards = 0;  // how the region ran
 };
