@@ -23,31 +23,33 @@ torch::Tensor box_iou(const torch::Tensor& a_in, const torch::Tensor& b_in, IoUK
               a_in.sizes(), " and ", b_in.sizes());
   const auto a = a_in.to(torch::kFloat32);
   const auto b = b_in.to(torch::kFloat32);
-  const auto ax1 = a.select(-1, 0), ay1 = a.select(-1, 1), ax2 = a.select(-1, 2), ay2 = a.select(-1, 3);
-  const auto bx1 = b.select(-1, 0), by1 = b.select(-1, 1), bx2 = b.select(-1, 2), by2 = b.select(-1, 3);
-  const auto aw = ax2 - ax1, ah = ay2 - ay1, bw = bx2 - bx1, bh = by2 - by1;
-
-  const auto inter = (torch::min(ax2, bx2) - torch::max(ax1, bx1)).clamp_min(0) *
-                     (torch::min(ay2, by2) - torch::max(ay1, by1)).clamp_min(0);
-  const auto uni = aw * ah + bw * bh - inter;
+  // Corners and sizes as (x, y) pairs: each step below covers both axes in one operation. The
+  // losses run eagerly, one host launch per operation and per backward node, so this halves
+  // what the GPU may wait for; the values are those of the axis-by-axis formulas (a sum of two
+  // squares, or a product of two, rounds the same either way). unbind, not select or prod:
+  // its backward is one stack, and prod's backward reads a zero count back to the host.
+  const auto a_low = a.narrow(-1, 0, 2), a_high = a.narrow(-1, 2, 2);
+  const auto b_low = b.narrow(-1, 0, 2), b_high = b.narrow(-1, 2, 2);
+  const auto a_size = (a_high - a_low).unbind(-1), b_size = (b_high - b_low).unbind(-1);  // {w, h}
+  const auto overlap = (torch::min(a_high, b_high) - torch::max(a_low, b_low)).clamp_min(0).unbind(-1);
+  const auto inter = overlap[0] * overlap[1];
+  const auto uni = a_size[0] * a_size[1] + b_size[0] * b_size[1] - inter;
   const auto iou = inter / (uni + eps);
   if (kind == IoUKind::iou) return iou;
-
-  // Smallest enclosing box.
-  const auto cw = torch::max(ax2, bx2) - torch::min(ax1, bx1);
-  const auto ch = torch::max(ay2, by2) - torch::min(ay1, by1);
+  // Smallest enclosing box: {width, height}.
+  const auto enclosing = torch::max(a_high, b_high) - torch::min(a_low, b_low);
   if (kind == IoUKind::giou) {
-    const auto enclosing = cw * ch + eps;
-    return iou - (enclosing - uni) / enclosing;
+    const auto sides = enclosing.unbind(-1);
+    const auto area = sides[0] * sides[1] + eps;
+    return iou - (area - uni) / area;
   }
-
-  const auto diagonal = cw.pow(2) + ch.pow(2) + eps;
-  const auto centre_distance = ((ax1 + ax2) - (bx1 + bx2)).pow(2) * 0.25 + ((ay1 + ay2) - (by1 + by2)).pow(2) * 0.25;
+  const auto diagonal = enclosing.pow(2).sum(-1) + eps;
+  const auto centre_distance = ((a_low + a_high) - (b_low + b_high)).pow(2).sum(-1) * 0.25;
   const auto diou = iou - centre_distance / diagonal;
   if (kind == IoUKind::diou) return diou;
-
   const double four_over_pi2 = 4.0 / (M_PI * M_PI);
-  const auto v = (torch::atan(aw / (ah + eps)) - torch::atan(bw / (bh + eps))).pow(2) * four_over_pi2;
+  const auto v = (torch::atan(a_size[0] / (a_size[1] + eps)) - torch::atan(b_size[0] / (b_size[1] + eps))).pow(2) *
+                 four_over_pi2;
   torch::Tensor alpha;
   {
     torch::NoGradGuard no_grad;

@@ -85,6 +85,63 @@ TEST_CASE("box_ops: CIoU gradient flows to the first box only through the differ
   CHECK(a.grad().abs().sum().item<float>() > 0.0f);
 }
 
+namespace {
+
+// The IoU family written axis by axis, as LibreYOLO writes it: what box_iou's paired (x, y)
+// form must reproduce.
+torch::Tensor axis_by_axis_iou(const torch::Tensor& a, const torch::Tensor& b, losses::IoUKind kind) {
+  const double eps = 1e-7;
+  const auto ax1 = a.select(-1, 0), ay1 = a.select(-1, 1), ax2 = a.select(-1, 2), ay2 = a.select(-1, 3);
+  const auto bx1 = b.select(-1, 0), by1 = b.select(-1, 1), bx2 = b.select(-1, 2), by2 = b.select(-1, 3);
+  const auto aw = ax2 - ax1, ah = ay2 - ay1, bw = bx2 - bx1, bh = by2 - by1;
+  const auto inter = (torch::min(ax2, bx2) - torch::max(ax1, bx1)).clamp_min(0) *
+                     (torch::min(ay2, by2) - torch::max(ay1, by1)).clamp_min(0);
+  const auto uni = aw * ah + bw * bh - inter;
+  const auto iou = inter / (uni + eps);
+  if (kind == losses::IoUKind::iou) return iou;
+  const auto cw = torch::max(ax2, bx2) - torch::min(ax1, bx1);
+  const auto ch = torch::max(ay2, by2) - torch::min(ay1, by1);
+  if (kind == losses::IoUKind::giou) {
+    const auto enclosing = cw * ch + eps;
+    return iou - (enclosing - uni) / enclosing;
+  }
+  const auto diagonal = cw.pow(2) + ch.pow(2) + eps;
+  const auto centre_distance = ((ax1 + ax2) - (bx1 + bx2)).pow(2) * 0.25 + ((ay1 + ay2) - (by1 + by2)).pow(2) * 0.25;
+  const auto diou = iou - centre_distance / diagonal;
+  if (kind == losses::IoUKind::diou) return diou;
+  const auto v = (torch::atan(aw / (ah + eps)) - torch::atan(bw / (bh + eps))).pow(2) * (4.0 / (M_PI * M_PI));
+  const auto alpha = (v / (v - iou + (1.0 + eps))).detach();
+  return diou - alpha * v;
+}
+
+torch::Tensor random_xyxy(int64_t n, double spread) {
+  const auto centre = torch::rand({n, 2}) * spread, size = torch::rand({n, 2}) * spread * 0.5 + 0.5;
+  return torch::cat({centre - size / 2, centre + size / 2}, 1);
+}
+
+}  // namespace
+
+TEST_CASE("box_ops: the paired (x, y) IoU family equals the axis-by-axis formulas, values and gradients") {
+  torch::manual_seed(7);
+  // Overlapping, nested, disjoint and touching boxes, element-wise and pairwise (broadcast).
+  const auto a = random_xyxy(300, 20), b = random_xyxy(300, 20);
+  const auto touching = boxes({0, 0, 2, 2}), neighbour = boxes({2, 0, 4, 2});
+  for (const auto kind : {losses::IoUKind::iou, losses::IoUKind::giou, losses::IoUKind::diou, losses::IoUKind::ciou}) {
+    CAPTURE(static_cast<int>(kind));
+    CHECK(torch::equal(losses::box_iou(a, b, kind), axis_by_axis_iou(a, b, kind)));
+    CHECK(torch::equal(losses::box_iou(a.unsqueeze(1), b.narrow(0, 0, 40).unsqueeze(0), kind),
+                       axis_by_axis_iou(a.unsqueeze(1), b.narrow(0, 0, 40).unsqueeze(0), kind)));
+    CHECK(torch::equal(losses::box_iou(touching, neighbour, kind), axis_by_axis_iou(touching, neighbour, kind)));
+
+    auto ours = a.clone().requires_grad_(true), theirs = a.clone().requires_grad_(true);
+    const auto weights = torch::rand({300});
+    (losses::box_iou(ours, b, kind) * weights).sum().backward();
+    (axis_by_axis_iou(theirs, b, kind) * weights).sum().backward();
+    const double scale = theirs.grad().abs().max().item<double>();
+    CHECK((ours.grad() - theirs.grad()).abs().max().item<double>() <= 1e-6 * scale);
+  }
+}
+
 TEST_CASE("dfl: integral decode and the loss on a crafted distribution") {
   // softmax(log p) = p = (0.1, 0.2, 0.3, 0.4): expectation 0*0.1 + 1*0.2 + 2*0.3 + 3*0.4 = 2.0.
   const auto logits = torch::log(torch::tensor({0.1f, 0.2f, 0.3f, 0.4f})).view({1, 4});
