@@ -131,9 +131,9 @@ void check_gradients_unchanged(const CudaRegionGraph& graph) {
 // keeps the graph alive until the step's backward is over), the images, and the graph's
 // gradient anchor: one scalar leaf that needs a gradient, so that autograd marks the outputs
 // as differentiable and calls backward(). The parameters are deliberately not inputs: the
-// backward graph adds into their .grad itself, and routing ~700 of them through this node cost
-// the host about 0.5 ms per step (an edge each on the way in, an AccumulateGrad visit each on
-// the way out) while the GPU waited for the forward replay.
+// backward graph adds into their .grad itself, and routing ~700 of them through this node (an
+// edge each on the way in, an AccumulateGrad visit each on the way out) made the host take
+// 14.6 ms instead of 9.5-11.2 ms to issue a YOLOv9-t batch-8 step (docs/benchmarks.md).
 struct GraphedRegion : torch::autograd::Function<GraphedRegion> {
   static variable_list forward(AutogradContext* ctx, std::int64_t handle, const torch::Tensor& images,
                                const torch::Tensor& gradient_anchor) {
