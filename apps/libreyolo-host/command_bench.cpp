@@ -27,7 +27,7 @@
 #include "libreyolo/core/error.hpp"
 #include "libreyolo/core/log/log.hpp"
 #include "libreyolo/core/plugins/family_defaults.hpp"
-#include "libreyolo/core/trainer/augment_settings.hpp"
+#include "libreyolo/core/trainer/augmentation_plan.hpp"
 #include "libreyolo/core/trainer/benchmarks.hpp"
 #include "libreyolo/core/trainer/device_choice.hpp"
 #include "libreyolo/core/trainer/train_config.hpp"
@@ -40,9 +40,18 @@ using Clock = std::chrono::steady_clock;
 
 struct BenchSetup {
   core::config::ResolvedOptions options;
-  sdk::AugmentStyle style;  // the family's, or YOLOX's when no model= is given
+  sdk::Recipe recipe;  // the family's (its augmentation pipelines); none without model=
   std::string family;
 };
+
+// Without model=: a mosaic pipeline of the SDK's transform defaults (a random-affine mosaic with
+// pasted mixup, HSV, flip), so the loader's heaviest path is what gets measured.
+sdk::Recipe default_augmentation() {
+  namespace A = sdk::augment;
+  sdk::Recipe recipe;
+  recipe.augmentation = {{"mosaic", {A::Mosaic{}, A::Mixup{}, A::Letterbox{}, A::Hsv{}, A::Flip{}, A::FilterBoxes{}}}};
+  return recipe;
+}
 
 BenchSetup resolve_bench(const Args& args) {
   const auto table = core::config::bench_options();
@@ -52,11 +61,12 @@ BenchSetup resolve_bench(const Args& args) {
   if (auto model = user.lookup("model"); model && !model->empty()) {
     auto registry = load_families(user);
     const auto name = registry.resolve_model_name(*model);
-    setup.style = name.family->info.augment;
+    setup.recipe = name.family->family->recipe(name.size);
     setup.family = name.family->info.name + name.size;
     setup.options = core::config::resolve_options(table, user, "family " + name.family->info.name + "'s recipe",
                                                   core::plugins::family_option_defaults(*name.family, name.size, table));
   } else {
+    setup.recipe = default_augmentation();
     setup.options = core::config::resolve_options(table, user, "no family", {});
   }
   return setup;
@@ -87,16 +97,17 @@ int bench_data(const Args& args) {
   loader_options.workers = config.workers;
   loader_options.device = device;
   loader_options.reuse_batch_memory = true;
-  core::data::DataLoader loader(loader_options,
-                                core::data::train_sample_makers(train, core::trainer::augment_params_for(config, setup.style)));
+  const auto plan = core::trainer::plan_augmentation(setup.recipe, config.imgsz,
+                                                     core::trainer::augment_overrides(config, setup.options));
+  core::data::DataLoader loader(loader_options, core::data::train_sample_makers(train, plan.pipelines));
 
-  // Epochs restart as needed: the timed window is steady state, with mosaic on.
+  // Epochs restart as needed: the timed window is steady state, in the first pipeline (mosaic).
   int epoch = 0;
-  loader.start_epoch({epoch, true});
+  loader.start_epoch({epoch, 0});
   auto next_batch = [&]() {
     for (;;) {
       if (auto batch = loader.next()) return *batch;
-      loader.start_epoch({++epoch, true});
+      loader.start_epoch({++epoch, 0});
     }
   };
   for (long long i = 0; i < warmup; ++i) next_batch();
@@ -113,8 +124,8 @@ int bench_data(const Args& args) {
 
   std::cout << "bench data: " << rate << " images/s (" << images << " images in " << seconds << " s; "
             << config.workers << " workers, cache=" << core::data::cache_mode_name(train->images->mode())
-            << ", imgsz " << config.imgsz << ", batch " << config.batch << ", mosaic "
-            << (setup.family.empty() ? "yolox-style" : setup.family + "'s") << ", " << machine.cpu_cores
+            << ", imgsz " << config.imgsz << ", batch " << config.batch << ", augmentation "
+            << (setup.family.empty() ? "SDK defaults" : setup.family + "'s") << ", " << machine.cpu_cores
             << " cores, device " << device.str() << ")\n";
   if (const auto& json = setup.options.get_text("json"); !json.empty()) {
     std::ofstream out(json);
@@ -123,7 +134,7 @@ int bench_data(const Args& args) {
         << ",\n  \"dataset_images\": " << train->labels.size() << ",\n  \"workers\": " << config.workers
         << ",\n  \"batch\": " << config.batch << ",\n  \"imgsz\": " << config.imgsz << ",\n  \"cache\": \""
         << core::data::cache_mode_name(train->images->mode()) << "\",\n  \"device\": \"" << device.str()
-        << "\",\n  \"augmentation\": \"" << (setup.family.empty() ? "yolox-style" : setup.family)
+        << "\",\n  \"augmentation\": \"" << (setup.family.empty() ? "sdk-defaults" : setup.family)
         << "\",\n  \"cpu\": \"" << machine.cpu_model << "\",\n  \"cpu_cores\": " << machine.cpu_cores
         << ",\n  \"date\": \"" << machine.date_utc << "\"\n}\n";
     if (!out) throw core::Error("cannot write " + json, "the write failed", "check the path");

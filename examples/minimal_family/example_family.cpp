@@ -144,11 +144,23 @@ class ExampleFamily : public sdk::Family {
     recipe.scheduler = "linear";
     recipe.warmup_epochs = 1;
     recipe.no_aug_epochs = 1;
-    recipe.mixup_prob = 0.0;
-    recipe.degrees = 0.0;
-    recipe.shear = 0.0;
-    recipe.mosaic_scale = sdk::Range{0.5, 1.5};
     recipe.ema_decay = 0.999;
+    // Augmentation is declared as a list of the host's transforms: a mosaic (random affine, no
+    // rotation or shear) for most epochs, then a plain letterbox for the last no_aug_epochs.
+    namespace A = sdk::augment;
+    A::Mosaic mosaic;
+    mosaic.degrees = 0.0;
+    mosaic.shear = 0.0;
+    mosaic.scale = sdk::Range{0.5, 1.5};
+    recipe.augmentation = {
+        {"mosaic", {mosaic, A::Letterbox{}, A::Hsv{}, A::Flip{0.5}, A::FilterBoxes{1.0}}},
+        {"plain", {A::Letterbox{}, A::Hsv{}, A::Flip{0.5}, A::FilterBoxes{1.0}}},
+    };
+    sdk::EpochChange close_mosaic;
+    close_mosaic.at = sdk::EpochPoint::from_end_option("no_aug_epochs");
+    close_mosaic.what = "mosaic off";
+    close_mosaic.augmentation = "plain";
+    recipe.schedule = {close_mosaic};
     return recipe;
   }
 

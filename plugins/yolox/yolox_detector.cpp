@@ -20,13 +20,8 @@ sdk::Candidates YoloxDetector::decode(const std::vector<torch::Tensor>& outputs)
   return {boxes, scores};
 }
 
-void YoloxDetector::on_epoch_start(const sdk::EpochContext& context) {
-  const bool want = !context.augmenting;
-  if (want == l1_->on) return;
-  l1_->on = want;
-  announce_capture_change(std::string("YOLOX: L1 loss on raw box outputs switched ") + (want ? "on" : "off") +
-                          " at epoch " + std::to_string(context.epoch + 1) +
-                          (want ? " (augmentation stopped)" : " (augmentation running)"));
+void YoloxDetector::on_scheduled_change(const std::string& event) {
+  if (event == kL1LossOn) l1_->on = true;
 }
 
 }  // namespace libreyolo::families::yolox

@@ -27,10 +27,10 @@ class YoloxDetector : public sdk::Detector {
   // Boxes [B, N, 4] xyxy in input pixels, scores [B, N, nc] = sigmoid(obj) * sigmoid(cls).
   sdk::Candidates decode(const std::vector<torch::Tensor>& outputs) override;
 
-  // The L1 loss is on while augmentation is off (the final no_aug_epochs). The step's computed
-  // graph changes when it switches (a new loss term and its backward into the network), so the
-  // switch is announced to the capture manager.
-  void on_epoch_start(const sdk::EpochContext& context) override;
+  // kL1LossOn (from the recipe's schedule, when augmentation stops for the final
+  // no_aug_epochs) turns the L1 loss on. The schedule also declares that the captured region
+  // changes there (a new loss term and its backward into the network).
+  void on_scheduled_change(const std::string& event) override;
 
   const std::string& size() const { return size_; }
   int64_t num_classes() const { return num_classes_; }

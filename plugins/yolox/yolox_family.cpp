@@ -23,11 +23,6 @@ class YoloxFamily : public sdk::Family {
     // values 0-255 as they are, no mean/std.
     info.input.channel_order = sdk::InputFormat::ChannelOrder::bgr;
     info.input.scale = 1.0f;
-    // LibreYOLO's MosaicMixupDataset: random affine on the 2x mosaic canvas, mixup pasted,
-    // small tiles enlarged (the AugmentStyle defaults, spelled out).
-    info.augment.mosaic_warp = sdk::AugmentStyle::MosaicWarp::random_affine;
-    info.augment.mixup = sdk::AugmentStyle::Mixup::paste;
-    info.augment.upscale_mosaic_tiles = true;
     return info;
   }
 
@@ -57,18 +52,35 @@ class YoloxFamily : public sdk::Family {
     r.warmup_lr_start = 0.0;
     r.no_aug_epochs = 15;
     r.min_lr_ratio = 0.05;
-    r.mosaic_prob = 1.0;
-    r.mixup_prob = 1.0;
-    r.hsv_prob = 1.0;
-    r.flip_prob = 0.5;
-    r.degrees = 10.0;
-    r.translate = 0.1;
-    r.mosaic_scale = sdk::Range{0.1, 2.0};
-    r.mixup_scale = sdk::Range{0.5, 1.5};
-    r.shear = 2.0;
     r.ema = true;
     r.ema_decay = 0.9998;
+    r.augmentation = {mosaic_pipeline(), no_mosaic_pipeline()};
+    // LibreYOLO's close_mosaic for the final no_aug_epochs: mosaic and mixup stop, and YOLOX
+    // turns on its L1 loss (on_mosaic_disable), which changes the step the captured graphs hold.
+    sdk::EpochChange close_mosaic;
+    close_mosaic.at = sdk::EpochPoint::from_end_option("no_aug_epochs");
+    close_mosaic.what = "mosaic and mixup off, L1 loss on";
+    close_mosaic.augmentation = "no_mosaic";
+    close_mosaic.detector_event = kL1LossOn;
+    close_mosaic.changes_captured_region = true;
+    r.schedule = {close_mosaic};
     return r;
+  }
+
+  // LibreYOLO's MosaicMixupDataset + TrainTransform: mosaic with a random affine of the 2x
+  // canvas (small tiles enlarged), YOLOX's pasted mixup, then HSV and flip of the image part
+  // of the letterboxed square, boxes over 1 px kept.
+  static sdk::augment::Pipeline mosaic_pipeline() {
+    namespace A = sdk::augment;
+    A::Mosaic mosaic;  // the SDK defaults are YOLOX's: prob 1, degrees 10, translate 0.1, scale 0.1-2, shear 2
+    A::Mixup mixup;    // prob 1, pasted, scale 0.5-1.5
+    return {"mosaic", {mosaic, mixup, A::Letterbox{}, A::Hsv{}, A::Flip{0.5}, A::FilterBoxes{1.0}}};
+  }
+
+  // The final no_aug_epochs: letterbox, HSV and flip (LibreYOLO's close_mosaic keeps them).
+  static sdk::augment::Pipeline no_mosaic_pipeline() {
+    namespace A = sdk::augment;
+    return {"no_mosaic", {A::Letterbox{}, A::Hsv{}, A::Flip{0.5}, A::FilterBoxes{1.0}}};
   }
 
   std::shared_ptr<sdk::Detector> create_detector(const sdk::ModelSpec& spec) const override {

@@ -16,6 +16,8 @@ std::vector<torch::Tensor> Detector::forward_remainder(std::vector<torch::Tensor
 
 void Detector::on_epoch_start(const EpochContext&) {}
 
+void Detector::on_scheduled_change(const std::string&) {}
+
 bool Detector::capturable_region_is_stochastic() const { return false; }
 
 void Detector::announce_capture_change(std::string reason) {

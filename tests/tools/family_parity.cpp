@@ -23,9 +23,9 @@
 //          loss_eval_{total,<components>}  the criterion on raw_eval
 //          raw_train [levels x ...]  head outputs, BatchNorm in train mode (batch statistics)
 //          loss_train_{total,<components>}  the criterion on raw_train (what training uses)
-//          loss_noaug_eval_*, loss_noaug_train_*  the same two after
-//            Detector::on_epoch_start({augmenting = false}) (the final no-augmentation epochs:
-//            YOLOX's L1 term on; families without such a phase give the same values)
+//          loss_noaug_eval_*, loss_noaug_train_*  the same two after every detector_event of
+//            the recipe's epoch schedule (the final no-augmentation epochs: YOLOX's L1 term on;
+//            families without such events give the same values)
 //          component names: yolo9 box, cls, dfl; yolox iou, obj, cls, l1.
 //
 //   family_parity predict --weights W.pt --input IN.pt --output OUT.pt --conf C --iou I
@@ -275,18 +275,16 @@ int run_forward(const Args& args, const torch::Device& device) {
   const auto raw_train = detector.forward_remainder(detector.forward_capturable(images), &targets);
   out->set("raw_train", tensor_list(raw_train));
 
-  // The training phase the criterion sees: first with augmentation (the default), then the
-  // final no-augmentation epochs (YOLOX's L1 term; the criterion reads the switch per call).
-  for (const bool augmenting : {true, false}) {
-    sdk::EpochContext epoch;
-    epoch.epoch = augmenting ? 0 : 1;
-    epoch.epochs = 2;
-    epoch.augmenting = augmenting;
-    detector.on_epoch_start(epoch);
-    const std::string prefix = augmenting ? "loss_" : "loss_noaug_";
-    put_loss(*out, prefix + "eval_", (*criterion)(raw_eval, targets, images));
-    put_loss(*out, prefix + "train_", (*criterion)(raw_train, targets, images));
+  // The training phase the criterion sees: first as training starts, then after every change
+  // of the recipe's epoch schedule has reached the detector (the final no-augmentation epochs:
+  // YOLOX's L1 term; the criterion reads the switch per call).
+  put_loss(*out, "loss_eval_", (*criterion)(raw_eval, targets, images));
+  put_loss(*out, "loss_train_", (*criterion)(raw_train, targets, images));
+  for (const auto& change : model.family->family->recipe(model.size).schedule) {
+    if (!change.detector_event.empty()) detector.on_scheduled_change(change.detector_event);
   }
+  put_loss(*out, "loss_noaug_eval_", (*criterion)(raw_eval, targets, images));
+  put_loss(*out, "loss_noaug_train_", (*criterion)(raw_train, targets, images));
 
   out->set("device", PickleValue::string(device.str()));
   write_dict(args.get("output"), out);

@@ -94,11 +94,20 @@ void CaptureManager::drop_graphs_if_announced() {
   const auto generation = model_.capture_generation();
   if (generation == generation_) return;
   generation_ = generation;
+  drop_graphs(model_.last_capture_change_reason());
+}
+
+void CaptureManager::invalidate(const std::string& reason) {
+  if (!active()) return;  // nothing recorded, nothing to say
+  drop_graphs(reason);
+}
+
+void CaptureManager::drop_graphs(const std::string& reason) {
   ++counters_.invalidations;
   const bool had_graphs = !graphs_.empty();
   graphs_.clear();
   policy_.invalidate();
-  log::info("cuda_graph: ", model_.last_capture_change_reason(), had_graphs ? "; graphs dropped" : "",
+  log::info("cuda_graph: ", reason, had_graphs ? "; graphs dropped" : "",
             "; shapes are captured again after ", policy_.settings().repeats_before_capture, " repeats");
 }
 

@@ -1,7 +1,8 @@
 #include "libreyolo/core/data/dataset_samples.hpp"
 
 #include "libreyolo/core/data/augment/letterbox.hpp"
-#include "libreyolo/core/data/augment/train_augment.hpp"
+#include "libreyolo/core/data/augment/pipeline.hpp"
+#include "libreyolo/core/error.hpp"
 #include "libreyolo/core/data/cache/image_cache.hpp"
 #include "libreyolo/core/data/scan_report.hpp"
 #include "libreyolo/core/log/log.hpp"
@@ -29,18 +30,18 @@ class SplitAugmentSource : public AugmentSource {
 
 class TrainSampleMaker : public SampleMaker {
  public:
-  TrainSampleMaker(std::shared_ptr<const SplitSamples> split, const AugmentParams& params)
-      : source_(std::move(split)), with_mosaic_(params), without_mosaic_(params.without_mosaic()) {}
+  TrainSampleMaker(std::shared_ptr<const SplitSamples> split,
+                   std::shared_ptr<const std::vector<PreparedPipeline>> pipelines)
+      : source_(std::move(split)), pipelines_(std::move(pipelines)) {}
 
   void make(std::size_t index, const EpochMode& mode, std::mt19937_64& rng, MutableImageView out,
             std::vector<PixelBox>& boxes) override {
-    train_augment(source_, index, mode.mosaic ? with_mosaic_ : without_mosaic_, rng, scratch_, out, boxes);
+    run_pipeline(source_, index, pipelines_->at(mode.pipeline), rng, scratch_, out, boxes);
   }
 
  private:
   SplitAugmentSource source_;
-  AugmentParams with_mosaic_;
-  AugmentParams without_mosaic_;
+  std::shared_ptr<const std::vector<PreparedPipeline>> pipelines_;
   AugmentScratch scratch_;
 };
 
@@ -102,9 +103,14 @@ std::vector<PixelBox> boxes_in_view(const std::vector<LabelBox>& labels, const I
   return boxes;
 }
 
-SampleMakerFactory train_sample_makers(std::shared_ptr<const SplitSamples> split, AugmentParams params) {
-  params.validate();
-  return [split, params] { return std::make_unique<TrainSampleMaker>(split, params); };
+SampleMakerFactory train_sample_makers(std::shared_ptr<const SplitSamples> split,
+                                       std::vector<PreparedPipeline> pipelines) {
+  if (pipelines.empty()) {
+    throw Error("no augmentation pipeline to train with", "the list of prepared pipelines is empty",
+                "declare at least one pipeline in the recipe (a Letterbox alone will do)");
+  }
+  auto shared = std::make_shared<const std::vector<PreparedPipeline>>(std::move(pipelines));
+  return [split, shared] { return std::make_unique<TrainSampleMaker>(split, shared); };
 }
 
 SampleMakerFactory val_sample_makers(std::shared_ptr<const SplitSamples> split, int imgsz) {

@@ -23,14 +23,16 @@ torch::Tensor to_network_input(const torch::Tensor& images_nhwc, const sdk::Inpu
   return x.permute({0, 3, 1, 2});
 }
 
-void resize_batch(torch::Tensor& images, torch::Tensor& targets, int64_t size) {
+void resize_batch(torch::Tensor& images, torch::Tensor& targets, int64_t size, bool nearest) {
   const int64_t height = images.size(2), width = images.size(3);
   if (height == size && width == size) return;
-  images = torch::nn::functional::interpolate(
-      images, torch::nn::functional::InterpolateFuncOptions()
-                  .size(std::vector<int64_t>{size, size})
-                  .mode(torch::kBilinear)
-                  .align_corners(false));
+  auto options = torch::nn::functional::InterpolateFuncOptions().size(std::vector<int64_t>{size, size});
+  if (nearest) {
+    options.mode(torch::kNearest);
+  } else {
+    options.mode(torch::kBilinear).align_corners(false);
+  }
+  images = torch::nn::functional::interpolate(images, options);
   if (targets.numel() > 0) {
     const auto sx = static_cast<double>(size) / static_cast<double>(width);
     const auto sy = static_cast<double>(size) / static_cast<double>(height);

@@ -3,6 +3,38 @@
 #include "libreyolo/core/config/option_spec.hpp"
 
 namespace libreyolo::core::plugins {
+namespace {
+
+// The augmentation options a pipeline's transforms answer to, with the values the family
+// declared (the first Mosaic, Mixup, Hsv and Flip of the first pipeline: what training starts
+// with), so `families NAME` and the option summary show them.
+template <class Put>
+void put_augmentation_defaults(const sdk::Recipe& recipe, Put&& put) {
+  if (recipe.augmentation.empty()) return;
+  bool mosaic = false, mixup = false, hsv = false, flip = false;
+  for (const auto& transform : recipe.augmentation.front().transforms) {
+    if (const auto* m = std::get_if<sdk::augment::Mosaic>(&transform); m && !mosaic) {
+      mosaic = true;
+      put("mosaic_prob", m->prob);
+      put("degrees", m->degrees);
+      put("translate", m->translate);
+      put("mosaic_scale", m->scale);
+      put("shear", m->shear);
+    } else if (const auto* x = std::get_if<sdk::augment::Mixup>(&transform); x && !mixup) {
+      mixup = true;
+      put("mixup_prob", x->prob);
+      put("mixup_scale", x->scale);
+    } else if (const auto* h = std::get_if<sdk::augment::Hsv>(&transform); h && !hsv) {
+      hsv = true;
+      put("hsv_prob", h->prob);
+    } else if (const auto* f = std::get_if<sdk::augment::Flip>(&transform); f && !flip) {
+      flip = true;
+      put("flip_prob", f->prob);
+    }
+  }
+}
+
+}  // namespace
 
 std::vector<std::pair<std::string, std::string>> family_option_defaults(
     const LoadedFamily& family, const std::string& size, const config::OptionTable& table) {
@@ -15,7 +47,8 @@ std::vector<std::pair<std::string, std::string>> family_option_defaults(
   if (auto it = family.info.default_imgsz.find(size); it != family.info.default_imgsz.end()) {
     put("imgsz", static_cast<long long>(it->second));
   }
-  family.family->recipe(size).for_each_field([&](const char* key, const sdk::RecipeValue& v) {
+  const auto recipe = family.family->recipe(size);
+  recipe.for_each_field([&](const char* key, const sdk::RecipeValue& v) {
     std::visit(
         [&](const auto& x) {
           using X = std::decay_t<decltype(x)>;
@@ -27,6 +60,7 @@ std::vector<std::pair<std::string, std::string>> family_option_defaults(
         },
         v);
   });
+  put_augmentation_defaults(recipe, put);
   return values;
 }
 

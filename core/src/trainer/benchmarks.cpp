@@ -38,8 +38,8 @@ void prepare(PreparedBench& bench, const TrainRequest& request, bool cuda_graph)
   prepare_session(s, request);
   if (cuda_graph != s.config.cuda_graph) s.capture = make_capture_manager(s, cuda_graph);
   s.model->train();
-  s.model->on_epoch_start({0, s.config.epochs, true});
-  s.loader->start_epoch({0, true});
+  s.model->on_epoch_start({0, s.config.epochs, s.augmentation.pipelines.front().name});
+  s.loader->start_epoch({0, 0});  // the first pipeline (mosaic for the YOLOs)
   bench.batch = s.loader->next();
   if (!bench.batch) throw Error("the dataset gave no batch", "the train split is empty", "check data=");
 }

@@ -17,7 +17,6 @@
 #include "libreyolo/core/optim/param_groups.hpp"
 #include "libreyolo/core/optim/sgd.hpp"
 #include "libreyolo/core/distributed/replica_state.hpp"
-#include "libreyolo/core/trainer/augment_settings.hpp"
 #include "libreyolo/core/trainer/autobatch.hpp"
 #include "libreyolo/core/trainer/device_choice.hpp"
 #include "distributed_setup.hpp"
@@ -162,18 +161,26 @@ void load_data(Session& s, const TrainRequest& request) {
   loader.workers = s.config.workers;
   loader.device = s.device;
   loader.reuse_batch_memory = true;  // each batch is consumed before the next is asked for
-  s.loader = std::make_unique<data::DataLoader>(
-      loader, data::train_sample_makers(s.train_split, augment_params_for(s.config, s.family->info.augment)));
+  s.loader = std::make_unique<data::DataLoader>(loader, data::train_sample_makers(s.train_split, s.augmentation.pipelines));
+}
 
-  if (!s.main_rank()) return;  // rank 0 validates
-  ValidationOptions validation;
-  validation.imgsz = s.config.imgsz;
-  validation.batch = s.config.batch;
-  validation.workers = s.config.workers;
-  validation.device = s.device;
-  validation.precision = s.precision;
-  validation.nms.multi_label = s.family->info.multi_label_nms;
-  s.validator = std::make_unique<Validator>(s.val_split, s.dataset.names, validation);
+// The recipe's augmentation pipelines with the user's overrides, and the multi-scale sizes.
+void prepare_augmentation(Session& s) {
+  s.augmentation = plan_augmentation(s.recipe, s.config.imgsz, augment_overrides(s.config, s.options));
+  s.multi_scale = s.config.multi_scale;
+  s.multi_scale_sizes = s.recipe.multi_scale_sizes.sizes;
+  s.multi_scale_resize = s.recipe.multi_scale_sizes.resize;
+  if (s.multi_scale_sizes.empty()) {
+    // LibreYOLO's YOLO range: every multiple of 32 in [0.5, 1.5] x imgsz.
+    const int low = std::max(1, s.config.imgsz / 2 / 32), high = s.config.imgsz * 3 / 2 / 32;
+    for (int k = low; k <= high; ++k) s.multi_scale_sizes.push_back(32 * k);
+  }
+  for (const int size : s.multi_scale_sizes) {
+    if (size <= 0 || size % 32 != 0) {
+      throw Error("the recipe's multi-scale size " + std::to_string(size) + " is not a positive multiple of 32",
+                  "every network input must be a multiple of the stride 32", "fix the family's multi_scale_sizes");
+    }
+  }
 }
 
 void build_model(Session& s, const TrainRequest& request) {
@@ -187,8 +194,6 @@ void build_model(Session& s, const TrainRequest& request) {
   s.criterion = s.family->family->create_criterion(*s.model, {s.dataset.nc(), s.config.imgsz});
   s.capture = make_capture_manager(s, s.config.cuda_graph);
   if (s.config.ema && s.main_rank()) {  // EMA weights serve validation and checkpoints: rank 0's
-    s.eval_model = s.family->family->create_detector(spec);  // holds the EMA weights for validation
-    s.eval_model->to(s.device);
     optim::ModelEmaOptions options;
     options.decay = s.config.ema_decay;
     s.ema = std::make_unique<optim::ModelEma>(*s.model, options);
@@ -240,6 +245,7 @@ void prepare_session(Session& s, const TrainRequest& request) {
   s.options = request.options;
   s.family = request.family;
   s.size = request.size;
+  s.recipe = s.family->family->recipe(s.size);
   if (!s.collectives) {
     s.device = choose_device(s.config.device);
     s.rank_batch = s.config.batch;
@@ -248,6 +254,7 @@ void prepare_session(Session& s, const TrainRequest& request) {
   log_precision(s.precision);
   if (s.device.is_cuda()) at::globalContext().setBenchmarkCuDNN(!s.config.multi_scale);
   if (s.config.batch < 0) resolve_autobatch(s, request);
+  prepare_augmentation(s);
   load_data(s, request);
   build_model(s, request);
   build_optimization(s);
@@ -260,16 +267,15 @@ void clear_gradients(Session& s) {
 
 torch::Tensor forward_backward(Session& s, const data::Batch& batch, std::int64_t window_size,
                                std::mt19937_64& scale_rng) {
-  const auto& c = s.config;
   using profiler::StepPhase;
   mark_phase(s, StepPhase::h2d);
   auto images = data::to_network_input(batch.images, s.family->info.input);
   sdk::Targets targets{batch.targets, batch.counts};
-  if (c.multi_scale) {
-    // A random multiple of 32 in [0.5, 1.5] x imgsz for the whole batch (LibreYOLO's range).
-    const int low = std::max(1, c.imgsz / 2 / 32), high = c.imgsz * 3 / 2 / 32;
-    const int size = 32 * (low + static_cast<int>(scale_rng() % static_cast<std::uint64_t>(high - low + 1)));
-    data::resize_batch(images, targets.boxes, size);
+  if (s.multi_scale) {
+    // One of the declared sizes for the whole batch.
+    const auto& sizes = s.multi_scale_sizes;
+    const int size = sizes[static_cast<std::size_t>(scale_rng() % static_cast<std::uint64_t>(sizes.size()))];
+    data::resize_batch(images, targets.boxes, size, s.multi_scale_resize == sdk::MultiScale::Resize::nearest);
   }
   std::vector<torch::Tensor> outputs;
   {

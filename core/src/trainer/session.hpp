@@ -20,11 +20,10 @@
 #include "libreyolo/core/optim/optimizer.hpp"
 #include "libreyolo/core/plugins/family_registry.hpp"
 #include "libreyolo/core/profiler/step_observer.hpp"
-#include "libreyolo/core/trainer/results_log.hpp"
+#include "libreyolo/core/trainer/augmentation_plan.hpp"
 #include "libreyolo/core/trainer/run_folder.hpp"
 #include "libreyolo/core/trainer/train_config.hpp"
 #include "libreyolo/core/trainer/trainer.hpp"
-#include "libreyolo/core/trainer/validator.hpp"
 #include "libreyolo/sdk/criterion.hpp"
 #include "libreyolo/sdk/detector.hpp"
 
@@ -52,12 +51,20 @@ struct Session {
   config::ResolvedOptions options;  // as resolved, for args.yaml and checkpoints
   const plugins::LoadedFamily* family = nullptr;
   std::string size;
+  sdk::Recipe recipe;  // the family's for this size: pipelines, schedule, groups
   torch::Device device = torch::kCPU;
   amp::PrecisionPlan precision;
   data::DatasetConfig dataset;
   std::shared_ptr<const data::SplitSamples> train_split, val_split;
   std::unique_ptr<data::DataLoader> loader;
-  std::shared_ptr<sdk::Detector> model, eval_model;
+  AugmentationPlan augmentation;
+  std::size_t pipeline = 0;  // the augmentation pipeline in use (the epoch schedule switches it)
+  // Multi-scale batches: on while multi_scale=true and the schedule has not turned it off; each
+  // batch is resized to one of `multi_scale_sizes`.
+  bool multi_scale = false;
+  std::vector<int> multi_scale_sizes;
+  sdk::MultiScale::Resize multi_scale_resize = sdk::MultiScale::Resize::bilinear;
+  std::shared_ptr<sdk::Detector> model;
   std::shared_ptr<sdk::Criterion> criterion;
   std::unique_ptr<capture::CaptureManager> capture;  // runs the capturable region (eager or graphed)
   profiler::StepObserver* observer = nullptr;         // set while the profiler records a window
@@ -69,8 +76,6 @@ struct Session {
   optim::LrSchedule schedule;
   std::int64_t accumulate = 1;
   RunFolder run;
-  std::unique_ptr<Validator> validator;
-  std::unique_ptr<ResultsLog> results;
   ProgressState progress;
 };
 

@@ -10,7 +10,7 @@
 #include <random>
 #include <vector>
 
-#include "libreyolo/core/data/augment/train_augment.hpp"
+#include "libreyolo/core/data/augment/pipeline.hpp"
 #include "test_augment_support.hpp"
 
 namespace aug = libreyolo::core::data;
@@ -62,43 +62,54 @@ void add_sample(Digest& digest, const aug::Image& out, const std::vector<aug::Pi
   }
 }
 
-// Every image of the dataset, 3 seeds each, through `params`.
-std::uint64_t digest_of(const aug::AugmentParams& params) {
-  at::VectorSource src = golden_dataset(params.imgsz);
+// Every image of the dataset, 3 seeds each, through `pipeline`. `skipped_draws` draws are
+// thrown away before each sample.
+std::uint64_t digest_of(const aug::PreparedPipeline& pipeline, int skipped_draws = 0) {
+  at::VectorSource src = golden_dataset(pipeline.imgsz);
   aug::AugmentScratch scratch;
-  aug::Image out = at::make_image(params.imgsz, params.imgsz, {0, 0, 0});
+  aug::Image out = at::make_image(pipeline.imgsz, pipeline.imgsz, {0, 0, 0});
   Digest digest;
   for (std::uint64_t seed = 1; seed <= 3; ++seed) {
     for (std::size_t index = 0; index < src.size(); ++index) {
       std::mt19937_64 rng(seed * 1000 + index);
+      rng.discard(static_cast<unsigned long long>(skipped_draws));
       std::vector<aug::PixelBox> boxes;
-      aug::train_augment(src, index, params, rng, scratch, at::mview(out), boxes);
+      aug::run_pipeline(src, index, pipeline, rng, scratch, at::mview(out), boxes);
       add_sample(digest, out, boxes);
     }
   }
   return digest.value;
 }
 
-aug::AugmentParams yolox_params(int imgsz) { return aug::AugmentParams::yolox(imgsz); }
-
-aug::AugmentParams yolo9_params(int imgsz) {
-  auto p = aug::AugmentParams::yolo9(imgsz);
-  p.mixup_prob = 0.5f;  // LibreYOLO's yolo9 default is 0: turned on so its blend is covered too
-  return p;
-}
+// The digests of the composition before pipelines existed (AugmentParams::yolox / yolo9 with
+// mixup_prob 0.5, and their without_mosaic(), at imgsz 160).
+constexpr std::uint64_t kYolox = 5230362953601274851ull;
+constexpr std::uint64_t kYolo9 = 12361874352952205213ull;
+constexpr std::uint64_t kClosed = 8050047498156846110ull;  // the plain path, the same for both
 
 }  // namespace
 
-TEST_CASE("augmentation golden digests: YOLOX and YOLOv9, mosaic and no-mosaic phases") {
+TEST_CASE("augmentation golden digests: the old YOLOX and YOLOv9 compositions, written as pipelines") {
+  namespace A = libreyolo::sdk::augment;
   const int imgsz = 160;
-  const std::uint64_t yolox = digest_of(yolox_params(imgsz));
-  const std::uint64_t yolox_closed = digest_of(yolox_params(imgsz).without_mosaic());
-  const std::uint64_t yolo9 = digest_of(yolo9_params(imgsz));
-  const std::uint64_t yolo9_closed = digest_of(yolo9_params(imgsz).without_mosaic());
-  MESSAGE("digests: yolox " << yolox << " closed " << yolox_closed << ", yolo9 " << yolo9 << " closed "
-                            << yolo9_closed);
-  CHECK(yolox == 5230362953601274851ull);
-  CHECK(yolox_closed == 8050047498156846110ull);
-  CHECK(yolo9 == 12361874352952205213ull);
-  CHECK(yolo9_closed == 8050047498156846110ull);  // the plain path is the same for both
+  A::Mosaic yolox_mosaic;
+  const A::Pipeline yolox{"mosaic", {yolox_mosaic, A::Mixup{}, A::Letterbox{}, A::Hsv{}, A::Flip{}, A::FilterBoxes{1.0}}};
+  A::Mosaic yolo9_mosaic;
+  yolo9_mosaic.warp = A::Mosaic::Warp::half_resize;
+  yolo9_mosaic.upscale_tiles = false;
+  yolo9_mosaic.min_box_side = 2.0;
+  A::Mixup yolo9_mixup;
+  yolo9_mixup.style = A::Mixup::Style::beta_blend;
+  yolo9_mixup.prob = 0.5;
+  const A::Pipeline yolo9{"mosaic", {yolo9_mosaic, yolo9_mixup, A::Letterbox{}, A::Hsv{}, A::Flip{}, A::FilterBoxes{1.0}}};
+  const A::Pipeline closed{"no_mosaic", {A::Letterbox{}, A::Hsv{}, A::Flip{}, A::FilterBoxes{1.0}}};
+
+  CHECK(digest_of(aug::prepare_pipeline(yolox, imgsz)) == kYolox);
+  CHECK(digest_of(aug::prepare_pipeline(yolo9, imgsz)) == kYolo9);
+  // The old closed phase kept mosaic with probability 0, whose coin cost one draw per sample:
+  // without a Mosaic transform the same bytes come one draw earlier.
+  CHECK(digest_of(aug::prepare_pipeline(closed, imgsz), 1) == kClosed);
+  aug::AugmentOverrides no_mosaic;
+  no_mosaic.mosaic_prob = 0.0;
+  CHECK(digest_of(aug::prepare_pipeline(yolox, imgsz, no_mosaic)) == kClosed);
 }

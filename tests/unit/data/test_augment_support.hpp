@@ -9,7 +9,7 @@
 #include <random>
 #include <vector>
 
-#include "libreyolo/core/data/augment/train_augment.hpp"
+#include "libreyolo/core/data/augment/augment_source.hpp"
 #include "libreyolo/core/data/image.hpp"
 #include "libreyolo/core/data/sample.hpp"
 

@@ -28,9 +28,9 @@ struct Candidates {
 
 // What the trainer tells a detector at the start of every epoch.
 struct EpochContext {
-  int epoch = 0;          // 0-based
-  int epochs = 0;         // total
-  bool augmenting = true; // false during the final no_aug_epochs (mosaic/mixup off)
+  int epoch = 0;             // 0-based
+  int epochs = 0;            // total
+  std::string augmentation;  // the name of the augmentation pipeline this epoch uses
 };
 
 class LIBREYOLO_SDK_API Detector : public torch::nn::Module {
@@ -51,9 +51,13 @@ class LIBREYOLO_SDK_API Detector : public torch::nn::Module {
   // Network outputs (after forward_remainder) to candidate boxes and scores.
   virtual Candidates decode(const std::vector<torch::Tensor>& outputs) = 0;
 
-  // Training phase notifications. A family whose captured computation changes (YOLOX turns
-  // on its L1 branch when augmentation stops) calls announce_capture_change() from here.
+  // Training phase notifications: the start of every epoch, and each change of the recipe's
+  // epoch schedule that names a `detector_event` (YOLOX's "l1_loss_on"), at the start of its
+  // epoch or, on resume, before the first epoch. When the schedule declares that the change
+  // alters the captured region, the host drops its CUDA graphs itself; a change the schedule
+  // cannot foresee calls announce_capture_change().
   virtual void on_epoch_start(const EpochContext& context);
+  virtual void on_scheduled_change(const std::string& event);
 
   // True if the capturable region draws random numbers (stochastic depth, dropout in
   // training): a replayed CUDA graph then uses its own random stream, which the host logs.

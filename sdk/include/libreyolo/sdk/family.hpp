@@ -37,18 +37,6 @@ struct InputFormat {
   float std[3] = {1.0f, 1.0f, 1.0f};
 };
 
-// How train-time augmentation is composed: LibreYOLO's families differ here (its YOLOX warps
-// the 2x mosaic canvas with a random affine and pastes mixup images; its YOLOv9 halves the
-// canvas and blends mixup with a Beta(32, 32) ratio). Probabilities and ranges are options.
-struct AugmentStyle {
-  enum class MosaicWarp { random_affine, half_resize };
-  enum class Mixup { paste, beta_blend };
-  MosaicWarp mosaic_warp = MosaicWarp::random_affine;
-  Mixup mixup = Mixup::paste;
-  bool upscale_mosaic_tiles = true;  // tiles smaller than imgsz are enlarged
-  float mosaic_min_box_side = 0.0f;  // boxes this narrow or short (px) are dropped after mosaic
-};
-
 // Who the family is.
 struct FamilyInfo {
   std::string name;          // what users type: "yolo9" (lower case, [a-z0-9_])
@@ -58,7 +46,6 @@ struct FamilyInfo {
   std::vector<std::string> tasks;          // "detect"
   std::map<std::string, int> default_imgsz;  // per size; sizes not listed use 640
   InputFormat input;                         // what forward_capturable() receives
-  AugmentStyle augment;                      // how mosaic and mixup are composed
   // Post-processing: every class above the confidence threshold is a candidate (LibreYOLO's
   // YOLOv9), instead of each anchor's best class only (LibreYOLO's YOLOX).
   bool multi_label_nms = false;
@@ -91,7 +78,8 @@ class Family {
 
   virtual FamilyInfo info() const = 0;
   virtual Policy policy() const = 0;
-  // The recipe may differ per size (e.g. smaller models use lighter augmentation).
+  // The recipe may differ per size (e.g. smaller models use lighter augmentation). It holds
+  // the augmentation pipelines, the epoch schedule and the parameter-group rules too.
   virtual Recipe recipe(const std::string& size) const = 0;
 
   virtual std::shared_ptr<Detector> create_detector(const ModelSpec& spec) const = 0;

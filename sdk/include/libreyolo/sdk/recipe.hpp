@@ -1,23 +1,33 @@
 #pragma once
-// A family's training recipe: the option defaults it trains best with. Every field is
-// optional; an unset field leaves the host's global default in place. Precedence, lowest
-// first: global default < family policy and recipe < cfg= file < command line.
-//
-// Field names are the option names users type (`lr0=0.02`), so a reader can go from a
-// command line to the recipe that set its default. for_each_field() lists every field once;
-// the host uses it to apply and to print the recipe, so a new field needs one line there.
+// A family's training recipe, per size, as data:
+//   - option defaults it trains best with (optional fields named as users type the options,
+//     `lr0=0.02`; an unset field leaves the host's global default; precedence, lowest first:
+//     global default < family policy and recipe < cfg= file < command line). for_each_field()
+//     lists every one once; the host uses it to apply and to print the recipe;
+//   - its augmentation pipelines (augmentation.hpp), what changes at which epoch
+//     (epoch_schedule.hpp), the multi-scale sizes, and its optimizer parameter groups and
+//     frozen parameters (param_group_rules.hpp).
 
 #include <optional>
 #include <string>
 #include <utility>
 #include <variant>
+#include <vector>
+
+#include "libreyolo/sdk/augmentation.hpp"
+#include "libreyolo/sdk/epoch_schedule.hpp"
+#include "libreyolo/sdk/param_group_rules.hpp"
+#include "libreyolo/sdk/range.hpp"
 
 namespace libreyolo::sdk {
 
-// A closed (low, high) range, e.g. mosaic_scale = (0.1, 2.0).
-struct Range {
-  double low = 0.0;
-  double high = 0.0;
+// Multi-scale training (multi_scale=true): every batch is resized on the device to one size
+// drawn from `sizes` (multiples of 32; a size listed twice is drawn twice as often). Empty: each
+// multiple of 32 from imgsz / 2 to 3 * imgsz / 2, LibreYOLO's YOLO range.
+struct MultiScale {
+  enum class Resize { bilinear, nearest };
+  std::vector<int> sizes;
+  Resize resize = Resize::bilinear;
 };
 
 using RecipeValue = std::variant<bool, int, double, std::string, Range>;
@@ -40,16 +50,7 @@ struct Recipe {
   std::optional<double> warmup_lr_start;
   std::optional<int> no_aug_epochs;
   std::optional<double> min_lr_ratio;
-  // Augmentation.
-  std::optional<double> mosaic_prob;
-  std::optional<double> mixup_prob;
-  std::optional<double> hsv_prob;
-  std::optional<double> flip_prob;
-  std::optional<double> degrees;
-  std::optional<double> translate;
-  std::optional<Range> mosaic_scale;
-  std::optional<Range> mixup_scale;
-  std::optional<double> shear;
+  // Augmentation (the transforms themselves are in `augmentation` below).
   std::optional<bool> multi_scale;
   // Weight averaging.
   std::optional<bool> ema;
@@ -75,19 +76,21 @@ struct Recipe {
     v("warmup_lr_start", warmup_lr_start);
     v("no_aug_epochs", no_aug_epochs);
     v("min_lr_ratio", min_lr_ratio);
-    v("mosaic_prob", mosaic_prob);
-    v("mixup_prob", mixup_prob);
-    v("hsv_prob", hsv_prob);
-    v("flip_prob", flip_prob);
-    v("degrees", degrees);
-    v("translate", translate);
-    v("mosaic_scale", mosaic_scale);
-    v("mixup_scale", mixup_scale);
-    v("shear", shear);
     v("multi_scale", multi_scale);
     v("ema", ema);
     v("ema_decay", ema_decay);
   }
+
+  // The augmentation pipelines this size trains with: the first from epoch 0; `schedule`
+  // switches between them by name. No pipeline: every sample is only letterboxed.
+  std::vector<augment::Pipeline> augmentation;
+  // What changes at which epoch (applied in this order when several fall on one epoch).
+  std::vector<EpochChange> schedule;
+  MultiScale multi_scale_sizes;
+  // Optimizer groups by parameter name (none: LibreYOLO's YOLO split), and parameters that
+  // never train (e.g. a frozen stem: "backbone.stem.*").
+  std::vector<ParamGroupRule> param_groups;
+  std::vector<std::string> frozen;
 };
 
 }  // namespace libreyolo::sdk

@@ -7,4 +7,8 @@
 //        families built before it cannot have used it.
 
 #define LIBREYOLO_SDK_VERSION "0.1.0"
-#define LIBREYOLO_SDK_ABI_VERSION 3
+// ABI 4: the recipe declares augmentation pipelines, an epoch schedule, multi-scale sizes,
+//        parameter-group rules and frozen parameters (FamilyInfo's AugmentStyle is gone);
+//        Detector::on_scheduled_change; EpochContext names its augmentation pipeline.
+
+#define LIBREYOLO_SDK_ABI_VERSION 4

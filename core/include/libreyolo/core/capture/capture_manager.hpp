@@ -51,6 +51,11 @@ class CaptureManager {
   // the eager forward. Call it under the step's autocast state, once per training forward.
   std::vector<torch::Tensor> forward(const torch::Tensor& images);
 
+  // The captured region computes something else from now on (the recipe's schedule says so):
+  // graphs are dropped and shapes counted afresh. One log line with `reason`; silent when
+  // capture is off.
+  void invalidate(const std::string& reason);
+
   // True while graphs may still be used (false when refused or after a failure).
   bool active() const { return recorder_ != nullptr && !policy_.disabled(); }
   const CaptureCounters& counters() const { return counters_; }
@@ -60,6 +65,7 @@ class CaptureManager {
 
  private:
   void drop_graphs_if_announced();
+  void drop_graphs(const std::string& reason);
   std::vector<torch::Tensor> record_and_run(const Shape& shape, const torch::Tensor& images);
   void fall_back(const std::string& what, const std::string& error);
 

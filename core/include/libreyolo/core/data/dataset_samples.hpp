@@ -2,14 +2,14 @@
 // The glue between a scanned dataset split, its image source (decode-once cache) and
 // augmentation: what the loader's workers call to make each sample.
 //
-//   TrainSampleMaker  mosaic / mixup / HSV / flip (or, in no_aug epochs, letterbox + HSV + flip)
+//   TrainSampleMaker  the epoch's augmentation pipeline (augment/pipeline.hpp)
 //   ValSampleMaker    letterbox only (validation has its own simple preprocessing)
 
 #include <filesystem>
 #include <memory>
 #include <vector>
 
-#include "libreyolo/core/data/augment/augment_params.hpp"
+#include "libreyolo/core/data/augment/pipeline.hpp"
 #include "libreyolo/core/data/dataset_config.hpp"
 #include "libreyolo/core/data/dataset_scan.hpp"
 #include "libreyolo/core/data/image_source.hpp"
@@ -41,7 +41,9 @@ std::shared_ptr<const SplitSamples> load_split_samples(const DatasetSplit& split
 // Boxes of image i in the pixels of `view` (the cached image may be resized per axis).
 std::vector<PixelBox> boxes_in_view(const std::vector<LabelBox>& labels, const ImageView& view);
 
-SampleMakerFactory train_sample_makers(std::shared_ptr<const SplitSamples> split, AugmentParams params);
+// `pipelines` indexed by EpochMode::pipeline (not empty).
+SampleMakerFactory train_sample_makers(std::shared_ptr<const SplitSamples> split,
+                                       std::vector<PreparedPipeline> pipelines);
 SampleMakerFactory val_sample_makers(std::shared_ptr<const SplitSamples> split, int imgsz);
 
 }  // namespace libreyolo::core::data

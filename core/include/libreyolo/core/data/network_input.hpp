@@ -15,6 +15,6 @@ torch::Tensor to_network_input(const torch::Tensor& images_nhwc, const sdk::Inpu
 
 // Multi-scale training: resizes a whole network-input batch (bilinear) to `size` x `size` and
 // scales the targets' pixel coordinates with it. No-op when the size is unchanged.
-void resize_batch(torch::Tensor& images, torch::Tensor& targets, int64_t size);
+void resize_batch(torch::Tensor& images, torch::Tensor& targets, int64_t size, bool nearest = false);
 
 }  // namespace libreyolo::core::data

@@ -15,9 +15,9 @@ namespace libreyolo::core::data {
 
 struct EpochMode {
   int epoch = 0;
-  // false in the final no_aug_epochs: mosaic and mixup off, HSV and flip stay (LibreYOLO's
-  // close_mosaic). Validation makers ignore it.
-  bool mosaic = true;
+  // Which of the recipe's augmentation pipelines the epoch uses (the epoch schedule switches
+  // them, e.g. mosaic off for the final no_aug_epochs). Validation makers ignore it.
+  std::size_t pipeline = 0;
 };
 
 class SampleMaker {

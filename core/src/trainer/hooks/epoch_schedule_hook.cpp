@@ -1,0 +1,54 @@
+#include <torch/torch.h>
+
+#include "hooks.hpp"
+#include "libreyolo/core/log/log.hpp"
+#include "libreyolo/core/trainer/epoch_schedule.hpp"
+
+namespace libreyolo::core::trainer::hooks {
+namespace {
+
+// What a scheduled change acts on: the session's loader pipeline, multi-scale switch, EMA,
+// detector and capture manager.
+class SessionTarget : public ScheduleTarget {
+ public:
+  explicit SessionTarget(Session& s) : s_(s) {}
+  void switch_augmentation(const std::string& pipeline) override { s_.pipeline = s_.augmentation.index_of(pipeline); }
+  void set_multi_scale(bool on) override {
+    // The option wins: a schedule never turns on what multi_scale=false turned off.
+    s_.multi_scale = on && s_.config.multi_scale;
+    // Fixed shapes again: cuDNN's autotuning pays off from here.
+    if (!s_.multi_scale && s_.device.is_cuda()) at::globalContext().setBenchmarkCuDNN(true);
+  }
+  void set_ema_decay(double decay) override {
+    if (s_.ema) s_.ema->set_decay(decay, /*ramp=*/false);
+  }
+  void detector_event(const std::string& event) override { s_.model->on_scheduled_change(event); }
+  void captured_region_changed(const std::string& reason) override { s_.capture->invalidate(reason); }
+
+ private:
+  Session& s_;
+};
+
+class EpochScheduleHook : public TrainHook {
+ public:
+  void before_train(TrainLoop& loop) override {
+    const Session& s = loop.session;
+    schedule_ = std::make_unique<EpochSchedule>(s.recipe.schedule, s.config.epochs, [&s](const std::string& option) {
+      return s.options.get_int(option);
+    });
+  }
+
+  void before_epoch(TrainLoop& loop) override {
+    SessionTarget target(loop.session);
+    for (const auto& line : schedule_->apply_due(loop.epoch, target)) log::info(line);
+  }
+
+ private:
+  std::unique_ptr<EpochSchedule> schedule_;
+};
+
+}  // namespace
+
+std::unique_ptr<TrainHook> epoch_schedule() { return std::make_unique<EpochScheduleHook>(); }
+
+}  // namespace libreyolo::core::trainer::hooks

@@ -1,0 +1,33 @@
+#pragma once
+// The policies around the epoch loop, one hook each (train_loop.hpp). train() installs them in
+// this order, which is the order their after_epoch runs in. Private to core/src/trainer/.
+
+#include <memory>
+
+#include "../train_loop.hpp"
+
+namespace libreyolo::core::trainer::hooks {
+
+// The recipe's epoch schedule: augmentation pipeline, multi-scale, EMA decay, detector
+// events, capture invalidation, each announced in one log line.
+std::unique_ptr<TrainHook> epoch_schedule();
+// The console progress line of each epoch (drawn on rank 0's terminal only).
+std::unique_ptr<TrainHook> progress_line();
+// profile=true: the step profiler attached for its window; null when profile=false.
+std::unique_ptr<TrainHook> step_profiler(const Session& session);
+// One process: Ctrl-C ends the epoch after its current step, saves weights/last.pt as of the
+// previous epoch and stops the run (exit code 130).
+std::unique_ptr<TrainHook> interrupt();
+// Rank 0: validation every eval_interval epochs and at the last, best.pt on a new best mAP50-95.
+std::unique_ptr<TrainHook> validation();
+// Rank 0: results.csv / metrics.jsonl and the epoch's log line.
+std::unique_ptr<TrainHook> results();
+// Rank 0: weights/last.pt every epoch, epochN.pt every save_period epochs.
+std::unique_ptr<TrainHook> checkpoints();
+// Rank 0: stop when mAP50-95 has not improved for `patience` epochs.
+std::unique_ptr<TrainHook> early_stop();
+// Distributed runs: rank 0 decides whether every rank goes on (early stop, Ctrl-C on any rank's
+// terminal is seen by rank 0) and broadcasts it; the ranks leave the loop together.
+std::unique_ptr<TrainHook> distributed_decision();
+
+}  // namespace libreyolo::core::trainer::hooks

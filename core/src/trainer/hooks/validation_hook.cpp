@@ -1,0 +1,58 @@
+#include "../training_state.hpp"
+#include "hooks.hpp"
+#include "libreyolo/core/eval/report_format.hpp"
+#include "libreyolo/core/log/log.hpp"
+#include "libreyolo/core/trainer/validator.hpp"
+
+namespace libreyolo::core::trainer::hooks {
+namespace {
+
+// Validates the EMA weights (the model's own without EMA) every eval_interval epochs and at
+// the last, and keeps the best as weights/best.pt.
+class ValidationHook : public TrainHook {
+ public:
+  void before_train(TrainLoop& loop) override {
+    Session& s = loop.session;
+    ValidationOptions options;
+    options.imgsz = s.config.imgsz;
+    options.batch = s.config.batch;
+    options.workers = s.config.workers;
+    options.device = s.device;
+    options.precision = s.precision;
+    options.nms.multi_label = s.family->info.multi_label_nms;
+    validator_ = std::make_unique<Validator>(s.val_split, s.dataset.names, options);
+    if (s.ema) {  // a second detector holds the EMA weights while they are validated
+      eval_model_ = s.family->family->create_detector({s.size, s.dataset.nc(), s.config.imgsz});
+      eval_model_->to(s.device);
+    }
+  }
+
+  void after_epoch(TrainLoop& loop) override {
+    Session& s = loop.session;
+    const bool last_epoch = loop.epoch + 1 == s.config.epochs;
+    if ((loop.epoch + 1) % s.config.eval_interval != 0 && !last_epoch) return;
+    if (s.ema) s.ema->copy_to(*eval_model_);
+    const auto evaluation = validator_->run(s.ema ? *eval_model_ : *s.model, s.family->info.input);
+    auto& record = loop.record;
+    record.validated = true;
+    record.map50 = std::max(0.0, evaluation.stats.ap50());
+    record.map50_95 = std::max(0.0, evaluation.stats.ap());
+    if (last_epoch) log::info("\n", eval::format_class_table(evaluation));
+    if (record.map50_95 > s.progress.best_fitness || s.progress.best_epoch < 0) {
+      s.progress.best_fitness = record.map50_95;
+      s.progress.best_epoch = loop.epoch;
+      loop.improved = true;
+      save_checkpoint_file(s, s.run.weights / "best.pt", loop.epoch);
+    }
+  }
+
+ private:
+  std::unique_ptr<Validator> validator_;
+  std::shared_ptr<sdk::Detector> eval_model_;
+};
+
+}  // namespace
+
+std::unique_ptr<TrainHook> validation() { return std::make_unique<ValidationHook>(); }
+
+}  // namespace libreyolo::core::trainer::hooks
