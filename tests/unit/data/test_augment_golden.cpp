@@ -3,7 +3,7 @@
 // (commit "golden augmentation digests"), so any change to a single byte or box of either
 // family's samples, in either phase, fails here.
 
-#include <doctest/doctest.h>
+#include "../torch_doctest.hpp"
 
 #include <cstdint>
 #include <cstring>
@@ -11,34 +11,35 @@
 #include <vector>
 
 #include "libreyolo/core/data/augment/pipeline.hpp"
+#include "libreyolo/core/plugins/plugin_loader.hpp"
 #include "test_augment_support.hpp"
 
 namespace aug = libreyolo::core::data;
-namespace at = libreyolo::core::data::test;
+namespace tsupport = libreyolo::core::data::test;
 
 namespace {
 
 // Images of several shapes and sizes (long side imgsz as cached, and a few that are not), with
 // one to three boxes each, and one without labels.
-at::VectorSource golden_dataset(int imgsz) {
-  at::VectorSource src;
+tsupport::VectorSource golden_dataset(int imgsz) {
+  tsupport::VectorSource src;
   std::mt19937_64 rng(2024);
   const int shapes[][2] = {{imgsz, imgsz * 3 / 4}, {imgsz / 2, imgsz}, {imgsz, imgsz},
                            {imgsz * 2 / 3, imgsz / 3}, {imgsz + 40, imgsz / 2}, {imgsz, imgsz / 5}};
   for (int i = 0; i < 6; ++i) {
-    aug::Image img = at::make_noise_image(shapes[i][0], shapes[i][1], 77 + static_cast<std::uint64_t>(i));
+    aug::Image img = tsupport::make_noise_image(shapes[i][0], shapes[i][1], 77 + static_cast<std::uint64_t>(i));
     std::vector<aug::PixelBox> boxes;
     for (int k = 0; k <= i % 3; ++k) {
       const int w = 4 + static_cast<int>(rng() % static_cast<unsigned>(img.width / 2));
       const int h = 4 + static_cast<int>(rng() % static_cast<unsigned>(img.height / 2));
       const int x1 = static_cast<int>(rng() % static_cast<unsigned>(img.width - w));
       const int y1 = static_cast<int>(rng() % static_cast<unsigned>(img.height - h));
-      boxes.push_back(at::fill_rect(img, x1, y1, x1 + w, y1 + h, at::class_colour(i + k), i + k));
+      boxes.push_back(tsupport::fill_rect(img, x1, y1, x1 + w, y1 + h, tsupport::class_colour(i + k), i + k));
     }
     src.images.push_back(std::move(img));
     src.labels.push_back(std::move(boxes));
   }
-  src.images.push_back(at::make_noise_image(imgsz, imgsz / 2, 5));
+  src.images.push_back(tsupport::make_noise_image(imgsz, imgsz / 2, 5));
   src.labels.push_back({});
   return src;
 }
@@ -65,16 +66,16 @@ void add_sample(Digest& digest, const aug::Image& out, const std::vector<aug::Pi
 // Every image of the dataset, 3 seeds each, through `pipeline`. `skipped_draws` draws are
 // thrown away before each sample.
 std::uint64_t digest_of(const aug::PreparedPipeline& pipeline, int skipped_draws = 0) {
-  at::VectorSource src = golden_dataset(pipeline.imgsz);
+  tsupport::VectorSource src = golden_dataset(pipeline.imgsz);
   aug::AugmentScratch scratch;
-  aug::Image out = at::make_image(pipeline.imgsz, pipeline.imgsz, {0, 0, 0});
+  aug::Image out = tsupport::make_image(pipeline.imgsz, pipeline.imgsz, {0, 0, 0});
   Digest digest;
   for (std::uint64_t seed = 1; seed <= 3; ++seed) {
     for (std::size_t index = 0; index < src.size(); ++index) {
       std::mt19937_64 rng(seed * 1000 + index);
       rng.discard(static_cast<unsigned long long>(skipped_draws));
       std::vector<aug::PixelBox> boxes;
-      aug::run_pipeline(src, index, pipeline, rng, scratch, at::mview(out), boxes);
+      aug::run_pipeline(src, index, pipeline, rng, scratch, tsupport::mview(out), boxes);
       add_sample(digest, out, boxes);
     }
   }
@@ -112,4 +113,19 @@ TEST_CASE("augmentation golden digests: the old YOLOX and YOLOv9 compositions, w
   aug::AugmentOverrides no_mosaic;
   no_mosaic.mosaic_prob = 0.0;
   CHECK(digest_of(aug::prepare_pipeline(yolox, imgsz, no_mosaic)) == kClosed);
+}
+
+TEST_CASE("augmentation golden digests: the yolo9 and yolox plugins declare the same bytes") {
+  const int imgsz = 160;
+  const auto registry = libreyolo::core::plugins::load_plugins({LIBREYOLO_TEST_FAMILY_DIR});
+  const auto yolox = registry.require("yolox").family->recipe("s");
+  const auto yolo9 = registry.require("yolo9").family->recipe("t");
+  REQUIRE(yolox.augmentation.size() == 2);
+  REQUIRE(yolo9.augmentation.size() == 2);
+  CHECK(digest_of(aug::prepare_pipeline(yolox.augmentation[0], imgsz)) == kYolox);
+  aug::AugmentOverrides mixup;
+  mixup.mixup_prob = 0.5;  // as the golden composition (LibreYOLO's yolo9 default is 0)
+  CHECK(digest_of(aug::prepare_pipeline(yolo9.augmentation[0], imgsz, mixup)) == kYolo9);
+  CHECK(digest_of(aug::prepare_pipeline(yolox.augmentation[1], imgsz), 1) == kClosed);
+  CHECK(digest_of(aug::prepare_pipeline(yolo9.augmentation[1], imgsz), 1) == kClosed);
 }

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "libreyolo/core/data/augment/augment_source.hpp"
+#include "libreyolo/core/data/augment/pipeline.hpp"
 #include "libreyolo/core/data/image.hpp"
 #include "libreyolo/core/data/sample.hpp"
 
@@ -141,6 +142,44 @@ class VectorSource : public AugmentSource {
     return {ImageView::of(images.at(index)), labels.at(index)};
   }
 };
+
+// LibreYOLO's two YOLO compositions as pipelines whose knobs a test can turn (the families
+// declare the same in their recipes).
+struct YoloRecipe {
+  int imgsz = 640;
+  sdk::augment::Mosaic mosaic;
+  sdk::augment::Mixup mixup;
+  sdk::augment::Hsv hsv;
+  sdk::augment::Flip flip{0.5};
+
+  sdk::augment::Pipeline pipeline() const {
+    return {"test", {mosaic, mixup, sdk::augment::Letterbox{}, hsv, flip, sdk::augment::FilterBoxes{1.0}}};
+  }
+};
+
+inline YoloRecipe yolox_recipe(int imgsz) {
+  YoloRecipe r;  // the SDK's transform defaults are YOLOX's
+  r.imgsz = imgsz;
+  return r;
+}
+
+inline YoloRecipe yolo9_recipe(int imgsz) {
+  YoloRecipe r;
+  r.imgsz = imgsz;
+  r.mosaic.warp = sdk::augment::Mosaic::Warp::half_resize;
+  r.mosaic.upscale_tiles = false;
+  r.mosaic.min_box_side = 2.0;
+  r.mixup.style = sdk::augment::Mixup::Style::beta_blend;
+  r.mixup.prob = 0.0;
+  return r;
+}
+
+inline std::vector<PixelBox> augment(AugmentSource& source, std::size_t index, const YoloRecipe& recipe,
+                                     std::mt19937_64& rng, AugmentScratch& scratch, MutableImageView out) {
+  std::vector<PixelBox> boxes;
+  run_pipeline(source, index, prepare_pipeline(recipe.pipeline(), recipe.imgsz), rng, scratch, out, boxes);
+  return boxes;
+}
 
 // Distinct saturated colours, one per class.
 inline Rgb class_colour(int class_id) {

@@ -1,14 +1,14 @@
-// The whole train-time augmentation: boxes still bound their rectangles after mosaic, random
-// affine and flip; the seed decides everything; the presets follow LibreYOLO.
+// The whole train-time augmentation through the declared pipeline: boxes still bound their
+// rectangles after mosaic, random affine and flip; the seed decides everything; bad pipelines
+// and parameters are refused; user overrides reach the transforms.
 
 #include <doctest/doctest.h>
 
-#include <chrono>
 #include <string>
 #include <random>
 #include <vector>
 
-#include "libreyolo/core/data/augment/train_augment.hpp"
+#include "libreyolo/core/data/augment/pipeline.hpp"
 #include "libreyolo/core/error.hpp"
 #include "test_augment_support.hpp"
 
@@ -84,25 +84,25 @@ void check_boxes_bound_rectangles(const aug::Image& out, const std::vector<aug::
 
 }  // namespace
 
-TEST_CASE("train_augment: boxes bound their rectangles through mosaic, affine and flip") {
+TEST_CASE("pipeline: boxes bound their rectangles through mosaic, affine and flip") {
   const int imgsz = 320;
   at::VectorSource src = rectangle_dataset(imgsz);
   aug::AugmentScratch scratch;
   aug::Image out = at::make_image(imgsz, imgsz);
 
   SUBCASE("YOLOX recipe without colour changes (rotation, scale, shear, translate, flip)") {
-    aug::AugmentParams p = aug::AugmentParams::yolox(imgsz);
-    p.hsv_prob = 0.0f;   // keep the colours findable
-    p.mixup_prob = 0.0f; // mixup is checked on its own
-    p.affine.degrees = 20.0;
-    p.affine.shear = 5.0;
-    p.affine.scale_min = 0.3;
-    p.affine.scale_max = 1.5;
+    at::YoloRecipe p = at::yolox_recipe(imgsz);
+    p.hsv.prob = 0.0;   // keep the colours findable
+    p.mixup.prob = 0.0; // mixup is checked on its own
+    p.mosaic.degrees = 20.0;
+    p.mosaic.shear = 5.0;
+    p.mosaic.scale.low = 0.3;
+    p.mosaic.scale.high = 1.5;
     int total_boxes = 0;
     for (std::uint64_t seed = 0; seed < 40; ++seed) {
       std::mt19937_64 rng(seed);
       const std::vector<aug::PixelBox> boxes =
-          aug::train_augment(src, seed % src.size(), p, rng, scratch, at::mview(out));
+          at::augment(src, seed % src.size(), p, rng, scratch, at::mview(out));
       INFO("seed " << seed);
       check_boxes_bound_rectangles(out, boxes, true);
       total_boxes += static_cast<int>(boxes.size());
@@ -110,66 +110,68 @@ TEST_CASE("train_augment: boxes bound their rectangles through mosaic, affine an
     CHECK(total_boxes > 40);  // the checks above did see boxes
   }
   SUBCASE("axis-aligned YOLOX mosaic: boxes tight within 1.5 px") {
-    aug::AugmentParams p = aug::AugmentParams::yolox(imgsz);
-    p.hsv_prob = 0.0f;
-    p.mixup_prob = 0.0f;
-    p.affine.degrees = 0.0;
-    p.affine.shear = 0.0;
+    at::YoloRecipe p = at::yolox_recipe(imgsz);
+    p.hsv.prob = 0.0;
+    p.mixup.prob = 0.0;
+    p.mosaic.degrees = 0.0;
+    p.mosaic.shear = 0.0;
     for (std::uint64_t seed = 100; seed < 130; ++seed) {
       std::mt19937_64 rng(seed);
-      const auto boxes = aug::train_augment(src, seed % src.size(), p, rng, scratch, at::mview(out));
+      const auto boxes = at::augment(src, seed % src.size(), p, rng, scratch, at::mview(out));
       INFO("seed " << seed);
       check_boxes_bound_rectangles(out, boxes, false);
     }
   }
   SUBCASE("yolo9 recipe: half-resized mosaic") {
-    aug::AugmentParams p = aug::AugmentParams::yolo9(imgsz);
-    p.hsv_prob = 0.0f;
+    at::YoloRecipe p = at::yolo9_recipe(imgsz);
+    p.hsv.prob = 0.0;
     for (std::uint64_t seed = 200; seed < 230; ++seed) {
       std::mt19937_64 rng(seed);
-      const auto boxes = aug::train_augment(src, seed % src.size(), p, rng, scratch, at::mview(out));
+      const auto boxes = at::augment(src, seed % src.size(), p, rng, scratch, at::mview(out));
       INFO("seed " << seed);
       check_boxes_bound_rectangles(out, boxes, false);
       for (const auto& b : boxes) CHECK(b.x2 - b.x1 > 2.0f);
     }
   }
   SUBCASE("plain path (no mosaic): letterbox and flip, padding stays 114 even with HSV") {
-    aug::AugmentParams p = aug::AugmentParams::yolox(imgsz);
-    p.mosaic_prob = 0.0f;
-    p.hsv_prob = 1.0f;
-    p.hsv = {5, 30, 30};
+    at::YoloRecipe p = at::yolox_recipe(imgsz);
+    p.mosaic.prob = 0.0;
+    p.hsv.prob = 1.0;
+    p.hsv.hue_gain = 5;
+    p.hsv.saturation_gain = 30;
+    p.hsv.value_gain = 30;
     for (std::uint64_t seed = 0; seed < 12; ++seed) {
       std::mt19937_64 rng(seed);
       const std::size_t index = 0;  // wide: 320 x 160, padding below
-      const auto boxes = aug::train_augment(src, index, p, rng, scratch, at::mview(out));
+      const auto boxes = at::augment(src, index, p, rng, scratch, at::mview(out));
       REQUIRE(boxes.size() == 1);
       for (int x = 0; x < imgsz; x += 7) {
         CHECK_EQ(int(out.pixel(x, 200)[1]), 114);
         CHECK_EQ(int(out.pixel(x, imgsz - 1)[0]), 114);
       }
     }
-    p.hsv_prob = 0.0f;
+    p.hsv.prob = 0.0;
     for (std::uint64_t seed = 0; seed < 12; ++seed) {
       std::mt19937_64 rng(seed);
-      const auto boxes = aug::train_augment(src, 1 + seed % 5, p, rng, scratch, at::mview(out));
+      const auto boxes = at::augment(src, 1 + seed % 5, p, rng, scratch, at::mview(out));
       check_boxes_bound_rectangles(out, boxes, false);
     }
   }
 }
 
-TEST_CASE("train_augment: mixup keeps both images' boxes on their pixels") {
+TEST_CASE("pipeline: mixup keeps both images' boxes on their pixels") {
   const int imgsz = 320;
   at::VectorSource src = rectangle_dataset(imgsz);
-  aug::AugmentParams p = aug::AugmentParams::yolox(imgsz);
-  p.hsv_prob = 0.0f;
-  p.affine.degrees = 0;
-  p.affine.shear = 0;
+  at::YoloRecipe p = at::yolox_recipe(imgsz);
+  p.hsv.prob = 0.0;
+  p.mosaic.degrees = 0;
+  p.mosaic.shear = 0;
   aug::AugmentScratch scratch;
   aug::Image out = at::make_image(imgsz, imgsz);
   int mixed_boxes = 0;
   for (std::uint64_t seed = 0; seed < 20; ++seed) {
     std::mt19937_64 rng(seed);
-    const auto boxes = aug::train_augment(src, seed % 6, p, rng, scratch, at::mview(out));
+    const auto boxes = at::augment(src, seed % 6, p, rng, scratch, at::mview(out));
     // After a 50/50 blend colours shift, so check only that every box still holds pixels that
     // differ from the plain background mix and that boxes are inside the image.
     for (const auto& b : boxes) {
@@ -183,26 +185,26 @@ TEST_CASE("train_augment: mixup keeps both images' boxes on their pixels") {
   CHECK(mixed_boxes > 20);
 }
 
-TEST_CASE("train_augment: the seed decides every byte") {
+TEST_CASE("pipeline: the seed decides every byte") {
   const int imgsz = 256;
   at::VectorSource src;
   for (int i = 0; i < 5; ++i) {
     src.images.push_back(at::make_noise_image(imgsz, imgsz - 40 * i, static_cast<std::uint64_t>(i)));
     src.labels.push_back({{10.0f, 20.0f, 100.0f, 150.0f - 20 * i, i}});
   }
-  for (const aug::AugmentParams& p : {aug::AugmentParams::yolox(imgsz), [&] {
-         auto q = aug::AugmentParams::yolo9(imgsz);
-         q.mixup_prob = 1.0f;
+  for (const at::YoloRecipe& p : {at::yolox_recipe(imgsz), [&] {
+         auto q = at::yolo9_recipe(imgsz);
+         q.mixup.prob = 1.0;
          return q;
        }()}) {
     aug::AugmentScratch s1, s2;
     aug::Image a = at::make_image(imgsz, imgsz), b = at::make_image(imgsz, imgsz, {0, 0, 0}),
                c = at::make_image(imgsz, imgsz);
     std::mt19937_64 r1(1234), r2(1234), r3(1235);
-    const auto boxes_a = aug::train_augment(src, 2, p, r1, s1, at::mview(a));
+    const auto boxes_a = at::augment(src, 2, p, r1, s1, at::mview(a));
     // A reused scratch must not change the result either.
-    const auto boxes_b = aug::train_augment(src, 2, p, r2, s1, at::mview(b));
-    const auto boxes_c = aug::train_augment(src, 2, p, r3, s2, at::mview(c));
+    const auto boxes_b = at::augment(src, 2, p, r2, s1, at::mview(b));
+    const auto boxes_c = at::augment(src, 2, p, r3, s2, at::mview(c));
     CHECK(at::same_bytes(a, b));
     REQUIRE(boxes_a.size() == boxes_b.size());
     for (std::size_t i = 0; i < boxes_a.size(); ++i) {
@@ -214,53 +216,51 @@ TEST_CASE("train_augment: the seed decides every byte") {
   }
 }
 
-TEST_CASE("train_augment: bad input is refused with a clear error") {
+TEST_CASE("pipeline: bad input is refused with a clear error") {
+  namespace A = libreyolo::sdk::augment;
   at::VectorSource src = rectangle_dataset(160);
   aug::AugmentScratch scratch;
   std::mt19937_64 rng(0);
   aug::Image wrong = at::make_image(160, 32);
-  CHECK_THROWS_AS(aug::train_augment(src, 0, aug::AugmentParams::yolox(160), rng, scratch,
-                                     at::mview(wrong)),
-                  libreyolo::core::Error);
+  CHECK_THROWS_AS(at::augment(src, 0, at::yolox_recipe(160), rng, scratch, at::mview(wrong)), libreyolo::core::Error);
   aug::Image out = at::make_image(160, 160);
-  aug::AugmentParams bad = aug::AugmentParams::yolox(160);
-  bad.flip_prob = 1.5f;
-  CHECK_THROWS_AS(aug::train_augment(src, 0, bad, rng, scratch, at::mview(out)),
-                  libreyolo::core::Error);
+  at::YoloRecipe bad = at::yolox_recipe(160);
+  bad.flip.prob = 1.5;
+  CHECK_THROWS_WITH_AS(at::augment(src, 0, bad, rng, scratch, at::mview(out)),
+                       doctest::Contains("Flip prob=1.5 in pipeline 'test'"), libreyolo::core::Error);
   at::VectorSource empty;
-  CHECK_THROWS_AS(aug::train_augment(empty, 0, aug::AugmentParams::yolox(160), rng, scratch,
-                                     at::mview(out)),
-                  libreyolo::core::Error);
-  CHECK(aug::AugmentParams::yolox().without_mosaic().mosaic_prob == 0.0f);
-  CHECK(aug::AugmentParams::yolox().without_mosaic().flip_prob == 0.5f);
+  CHECK_THROWS_AS(at::augment(empty, 0, at::yolox_recipe(160), rng, scratch, at::mview(out)), libreyolo::core::Error);
+  // A sample must end at imgsz x imgsz: a mosaic that may not apply needs a Letterbox after it.
+  const A::Pipeline no_letterbox{"short", {A::Mosaic{}, A::Hsv{}}};
+  CHECK_NOTHROW(aug::prepare_pipeline(no_letterbox, 160));
+  aug::AugmentOverrides half;
+  half.mosaic_prob = 0.5;
+  CHECK_THROWS_WITH_AS(aug::prepare_pipeline(no_letterbox, 160, half), doctest::Contains("end the pipeline with a Letterbox"),
+                       libreyolo::core::Error);
+  CHECK_THROWS_AS(aug::prepare_pipeline({"crop", {A::Letterbox{}, A::IoUCrop{}}}, 160), libreyolo::core::Error);
 }
 
-TEST_CASE("train_augment: time per 640 mosaic sample (informational)") {
-  const int imgsz = 640;
-  at::VectorSource src;
-  for (int i = 0; i < 8; ++i) {
-    src.images.push_back(at::make_noise_image(imgsz, imgsz * (5 + i % 4) / 8, static_cast<std::uint64_t>(i)));
-    src.labels.push_back({{50.0f, 60.0f, 300.0f, 250.0f, i}, {400.0f, 100.0f, 500.0f, 300.0f, i}});
-  }
-  aug::Image out = at::make_image(imgsz, imgsz);
-  aug::AugmentScratch scratch;
-  for (const std::string name : {"yolox", "yolo9"}) {
-    const aug::AugmentParams p =
-        name == "yolox" ? aug::AugmentParams::yolox(imgsz) : aug::AugmentParams::yolo9(imgsz);
-    const int n = 40;
-    std::mt19937_64 warm(0);
-    aug::train_augment(src, 0, p, warm, scratch, at::mview(out));
-    const auto start = std::chrono::steady_clock::now();
-    std::size_t boxes = 0;
-    for (int i = 0; i < n; ++i) {
-      std::mt19937_64 rng(static_cast<std::uint64_t>(i));
-      boxes += aug::train_augment(src, static_cast<std::size_t>(i) % src.size(), p, rng, scratch,
-                                  at::mview(out)).size();
-    }
-    const double ms =
-        std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count() / n;
-    MESSAGE(name << " recipe: " << ms << " ms per 640x640 mosaic sample on one core (" << boxes
-                 << " boxes over " << n << " samples)");
-    CHECK(boxes > 0);
-  }
+TEST_CASE("pipeline: user overrides reach every transform of their kind and add none") {
+  namespace A = libreyolo::sdk::augment;
+  const A::Pipeline declared{"p", {A::Mosaic{}, A::Mixup{}, A::Letterbox{}, A::Hsv{}, A::Flip{0.5}}};
+  aug::AugmentOverrides o;
+  o.mosaic_prob = 0.25;
+  o.degrees = 3.0;
+  o.mosaic_scale = libreyolo::sdk::Range{0.6, 1.4};
+  o.mixup_prob = 0.0;
+  o.flip_prob = 1.0;
+  o.hsv_prob = 0.5;
+  const auto p = aug::prepare_pipeline(declared, 64, o);
+  REQUIRE(p.transforms.size() == 5);
+  const auto& mosaic = std::get<A::Mosaic>(p.transforms[0]);
+  CHECK(mosaic.prob == 0.25);
+  CHECK(mosaic.degrees == 3.0);
+  CHECK(mosaic.scale.low == 0.6);
+  CHECK(mosaic.shear == A::Mosaic{}.shear);  // not overridden: the declared value
+  CHECK(std::get<A::Mixup>(p.transforms[1]).prob == 0.0);
+  CHECK(std::get<A::Hsv>(p.transforms[3]).prob == 0.5);
+  CHECK(std::get<A::Flip>(p.transforms[4]).prob == 1.0);
+  const auto plain = aug::prepare_pipeline({"plain", {A::Letterbox{}, A::Flip{0.5}}}, 64, o);
+  CHECK(plain.transforms.size() == 2);  // mosaic_prob did not add a Mosaic
 }
+

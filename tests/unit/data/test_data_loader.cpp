@@ -27,7 +27,7 @@ class EncodingMaker : public SampleMaker {
     std::fill(out.pixels, out.pixels + out.width * out.height * 3, std::uint8_t{0});
     out.pixels[0] = static_cast<std::uint8_t>(index);
     out.pixels[3] = static_cast<std::uint8_t>(rng() & 0xFF);
-    out.pixels[6] = static_cast<std::uint8_t>(mode.mosaic ? 1 : 0);
+    out.pixels[6] = static_cast<std::uint8_t>(mode.pipeline);
     for (std::size_t b = 0; b < index % 3; ++b) {
       const float x = static_cast<float>(b);
       boxes.push_back({x, 2 * x, x + 4, 2 * x + 6, static_cast<int>(index)});
@@ -49,8 +49,8 @@ LoaderOptions options_for(std::size_t dataset, int batch, int workers, std::uint
   return options;
 }
 
-std::vector<Batch> run_epoch(DataLoader& loader, int epoch, bool mosaic = true) {
-  loader.start_epoch({epoch, mosaic});
+std::vector<Batch> run_epoch(DataLoader& loader, int epoch, std::size_t pipeline = 1) {
+  loader.start_epoch({epoch, pipeline});
   std::vector<Batch> batches;
   while (auto batch = loader.next()) batches.push_back(std::move(*batch));
   return batches;
@@ -167,11 +167,11 @@ TEST_CASE("loader: same seed gives identical batches whatever the worker count")
 
 TEST_CASE("loader: the epoch mode reaches the maker; restarting an epoch early is safe") {
   DataLoader loader(options_for(20, 2, 3), [] { return std::make_unique<EncodingMaker>(); });
-  loader.start_epoch({0, true});
+  loader.start_epoch({0, 1});
   auto first = loader.next();
   REQUIRE(first);
   CHECK(first->images[0][0][2][0].item<int>() == 1);
-  const auto no_aug = run_epoch(loader, 1, false);  // abandons epoch 0 after one batch
+  const auto no_aug = run_epoch(loader, 1, 0);  // abandons epoch 0 after one batch
   REQUIRE(no_aug.size() == 10);
   for (const auto& b : no_aug) CHECK(b.images.select(3, 0).select(1, 0).select(1, 2).sum().item<int>() == 0);
 }
@@ -187,7 +187,7 @@ TEST_CASE("loader: an unreadable image is replaced and warned about; a bug surfa
   CHECK(total == 6);
 
   DataLoader buggy(options_for(6, 3, 2), [] { return std::make_unique<EncodingMaker>(4, true); });
-  buggy.start_epoch({0, true});
+  buggy.start_epoch({0, 1});
   CHECK_THROWS_WITH(
       [&] {
         while (buggy.next()) {
@@ -202,7 +202,7 @@ TEST_CASE("loader: reused batch memory gives the same batches without copies") {
   const auto expected = run_epoch(copying, 2);
   options.reuse_batch_memory = true;
   DataLoader reusing(options, [] { return std::make_unique<EncodingMaker>(); });
-  reusing.start_epoch({2, true});
+  reusing.start_epoch({2, 1});
   std::size_t k = 0;
   while (auto batch = reusing.next()) {
     REQUIRE(k < expected.size());

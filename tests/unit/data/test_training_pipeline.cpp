@@ -30,14 +30,15 @@ LoaderOptions loader_options(std::size_t size, int batch, int workers) {
 
 }  // namespace
 
-TEST_CASE("pipeline: coco16 train batches are augmented, boxed and reproducible") {
+TEST_CASE("data pipeline: coco16 train batches are augmented, boxed and reproducible") {
   const auto train = coco16("train", CacheMode::ram);
   REQUIRE(train->labels.size() == 16);
-  auto params = AugmentParams::yolox(320);
+  namespace A = libreyolo::sdk::augment;
+  const A::Pipeline mosaic{"mosaic", {A::Mosaic{}, A::Mixup{}, A::Letterbox{}, A::Hsv{}, A::Flip{}, A::FilterBoxes{}}};
   std::vector<torch::Tensor> first_run;
   for (int workers : {2, 0}) {
-    DataLoader loader(loader_options(16, 8, workers), train_sample_makers(train, params));
-    loader.start_epoch({0, true});
+    DataLoader loader(loader_options(16, 8, workers), train_sample_makers(train, {prepare_pipeline(mosaic, 320)}));
+    loader.start_epoch({0, 0});
     int batches = 0;
     while (auto batch = loader.next()) {
       ++batches;
@@ -58,11 +59,11 @@ TEST_CASE("pipeline: coco16 train batches are augmented, boxed and reproducible"
   }
 }
 
-TEST_CASE("pipeline: no-mosaic epochs letterbox each image; validation letterboxes without HSV/flip") {
+TEST_CASE("data pipeline: validation letterboxes each image without HSV/flip") {
   const auto val = coco16("val", CacheMode::none);
   REQUIRE(val->labels.size() == 8);
   DataLoader loader(loader_options(8, 4, 2), val_sample_makers(val, 320));
-  loader.start_epoch({0, false});
+  loader.start_epoch({0, 0});
   auto batch = loader.next();
   REQUIRE(batch);
   // Letterbox pads right/bottom with 114: the bottom-right pixel of a landscape image is padding.

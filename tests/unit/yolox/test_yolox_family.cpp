@@ -98,7 +98,7 @@ TEST_CASE("yolox plugin: two CPU epochs on coco16 through the trainer, L1 on in 
 
   REQUIRE(outcome.epochs_completed == 2);
   REQUIRE(outcome.epochs.size() == 2);
-  // The trainer's augmenting flag is epoch < epochs - no_aug_epochs: epoch 1 augments, epoch 2
+  // The recipe's schedule closes the mosaic at epochs - no_aug_epochs: epoch 1 augments, epoch 2
   // does not, and only then is the L1 term in the loss.
   CHECK(loss_named(outcome.epochs[0], "l1") == 0.0);
   CHECK(loss_named(outcome.epochs[1], "l1") > 0.0);

@@ -5,6 +5,9 @@
 
 #include <libreyolo/sdk/targets.hpp>
 
+#include "libreyolo/core/plugins/plugin_loader.hpp"
+#include "libreyolo/core/trainer/epoch_schedule.hpp"
+
 #include <map>
 #include <string>
 #include <vector>
@@ -18,6 +21,23 @@ namespace fixture = libreyolo::test::yolox;
 namespace sdk = libreyolo::sdk;
 
 namespace {
+
+// Forwards the schedule's detector events to a YOLOX detector and records the rest.
+class ForwardingTarget : public libreyolo::core::trainer::ScheduleTarget {
+ public:
+  explicit ForwardingTarget(YoloxDetector& detector) : detector_(detector) {}
+  void switch_augmentation(const std::string& name) override { pipeline = name; }
+  void set_multi_scale(bool) override {}
+  void set_ema_decay(double) override {}
+  void detector_event(const std::string& event) override { detector_.on_scheduled_change(event); }
+  void captured_region_changed(const std::string& reason) override { capture_changes.push_back(reason); }
+
+  std::string pipeline;
+  std::vector<std::string> capture_changes;
+
+ private:
+  YoloxDetector& detector_;
+};
 
 std::map<std::string, double> components(const sdk::LossOutput& out) {
   std::map<std::string, double> values{{"total", out.total.item<double>()}};
@@ -97,7 +117,7 @@ TEST_CASE("yolox: gradients of a whole yolox-n and its loss match LibreYOLO's") 
   YoloxDetector detector(network["size"].text, nc);
   fixture::fill_deterministic(detector);
   detector.train();
-  detector.on_epoch_start({0, 1, false});  // no augmentation: L1 on, as in the Python run
+  detector.on_scheduled_change(kL1LossOn);  // the no-augmentation phase: L1 on, as in the Python run
   const auto criterion = make_yolox_criterion(nc, detector.l1_switch());
   const auto images = (0.5 + 0.5 * fixture::pattern(batch * 3 * imgsz * imgsz, 1000)).view({batch, 3, imgsz, imgsz}) *
                       network["input_scale"].number;
@@ -112,11 +132,17 @@ TEST_CASE("yolox: gradients of a whole yolox-n and its loss match LibreYOLO's") 
   }
 }
 
-TEST_CASE("yolox: the L1 loss switches on at the first epoch without augmentation, announced once") {
-  // The trainer (core/src/trainer/trainer.cpp) passes augmenting = epoch < epochs - no_aug_epochs;
-  // with LibreYOLO's recipe at 20 epochs (no_aug_epochs 15) that is epochs 0..4, and LibreYOLO's
-  // trainer switches head.use_l1 on at epoch 20 - 15 = 5 (0-based).
+TEST_CASE("yolox: the recipe's schedule turns the L1 loss on at the first epoch without augmentation, once") {
+  // LibreYOLO's trainer switches head.use_l1 on at epoch epochs - no_aug_epochs (0-based): with
+  // 20 epochs and its no_aug_epochs 15, at epoch 5. The family declares it in its recipe's epoch
+  // schedule, which the trainer applies through libreyolo::core::trainer::EpochSchedule.
   const int epochs = 20, no_aug_epochs = 15;
+  const auto registry = libreyolo::core::plugins::load_plugins({LIBREYOLO_TEST_FAMILY_DIR});
+  const auto recipe = registry.require("yolox").family->recipe("n");
+  const auto option = [&](const std::string& name) -> long long {
+    REQUIRE(name == "no_aug_epochs");
+    return no_aug_epochs;
+  };
   auto detector = std::make_shared<YoloxDetector>("n", 3);
   const auto criterion = make_yolox_criterion(3, detector->l1_switch());
   const auto targets = sdk::pad_targets({fixture::box_rows({1.f, 20, 24, 16, 20})}, torch::kCPU);
@@ -124,22 +150,33 @@ TEST_CASE("yolox: the L1 loss switches on at the first epoch without augmentatio
   torch::NoGradGuard no_grad;
   detector->eval();
   const auto outputs = detector->forward_capturable(images);
-  CHECK(detector->capture_generation() == 0);
+  ForwardingTarget target(*detector);
+  libreyolo::core::trainer::EpochSchedule schedule(recipe.schedule, epochs, option);
   for (int epoch = 0; epoch < epochs; ++epoch) {
     CAPTURE(epoch);
-    detector->on_epoch_start({epoch, epochs, epoch < epochs - no_aug_epochs});
+    const auto lines = schedule.apply_due(epoch, target);
     const bool expect_l1 = epoch >= 5;
     CHECK(detector->use_l1() == expect_l1);
-    CHECK(detector->capture_generation() == (expect_l1 ? 1u : 0u));  // announced once, at epoch 5
+    CHECK(target.pipeline == (expect_l1 ? "no_mosaic" : ""));
+    CHECK(target.capture_changes.size() == (expect_l1 ? 1u : 0u));  // declared once, at epoch 5
     const auto values = components((*criterion)(outputs, targets, images));
     CHECK((values.at("l1") > 0.0) == expect_l1);
-    if (epoch == 5) CHECK(detector->last_capture_change_reason().find("epoch 6") != std::string::npos);
+    if (epoch == 5) {
+      REQUIRE(lines.size() == 1);
+      CHECK(lines[0].find("epoch 6/20: mosaic and mixup off, L1 loss on") == 0);
+      CHECK(target.capture_changes[0].find("epoch 6") != std::string::npos);
+    } else {
+      CHECK(lines.empty());
+    }
   }
-  // A run resumed inside the no-aug phase switches at its first epoch.
+  // A run resumed inside the no-aug phase switches before its first epoch.
   auto resumed = std::make_shared<YoloxDetector>("n", 3);
-  resumed->on_epoch_start({12, epochs, false});
+  ForwardingTarget resumed_target(*resumed);
+  libreyolo::core::trainer::EpochSchedule resumed_schedule(recipe.schedule, epochs, option);
+  const auto lines = resumed_schedule.apply_due(12, resumed_target);
   CHECK(resumed->use_l1());
-  CHECK(resumed->capture_generation() == 1u);
+  REQUIRE(lines.size() == 1);
+  CHECK(lines[0].find("applied on resuming at epoch 13") != std::string::npos);
 }
 
 TEST_CASE("yolox criterion: gradients reach every level and channel group; empty images are fine") {
