@@ -6,6 +6,7 @@
 #include "libreyolo/sdk/criterion.hpp"
 #include "libreyolo/sdk/detector.hpp"
 #include "libreyolo/sdk/family.hpp"
+#include "libreyolo/sdk/frozen_batch_norm.hpp"
 #include "libreyolo/sdk/log.hpp"
 #include "libreyolo/sdk/losses/losses.hpp"
 #include "libreyolo/sdk/recipe.hpp"

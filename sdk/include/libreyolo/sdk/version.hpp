@@ -5,6 +5,8 @@
 //
 // ABI 3: sdk::BatchNorm2d (batch_norm.hpp), the BatchNorm the host can synchronise across GPUs;
 //        families built before it cannot have used it.
+// ABI 4: ... sdk::FrozenBatchNorm2d (frozen_batch_norm.hpp), BatchNorm2d with fixed
+//        statistics for RT-DETR/D-FINE backbones; ...
 
 #define LIBREYOLO_SDK_VERSION "0.1.0"
-#define LIBREYOLO_SDK_ABI_VERSION 3
+#define LIBREYOLO_SDK_ABI_VERSION 4
