@@ -227,6 +227,40 @@ TEST_CASE("split_by_rules: D-FINE's groups, in rule order, then default") {
                                  "decoder.layers.1.linear.weight"});
 }
 
+TEST_CASE("split_by_rules: RT-DETR's groups match LibreYOLO's regex rules") {
+  // LibreYOLO rtdetr/trainer.py, first match wins: (?=.*backbone)(?=.*(?:norm|bn)) -> lr_bb,
+  // wd 0; backbone -> lr_bb; (?=.*(?:encoder|decoder))(?=.*(?:norm|bias)) -> wd 0; the rest.
+  // Names begin with their top module, so "contains backbone" is "backbone.*" here.
+  const double lr_bb = 5e-6 / 1e-4;  // lr_backbone / lr0
+  const std::vector<ParamGroupRule> rules = {
+      {"backbone_norm", {"backbone.*norm*", "backbone.*bn*"}, lr_bb, 0.0},
+      {"backbone", {"backbone.*"}, lr_bb, std::nullopt},
+      {"no_decay", {"encoder.*norm*", "encoder.*bias*", "decoder.*norm*", "decoder.*bias*"}, 1.0, 0.0},
+  };
+  const auto regex_group_of = [](const std::string& name) -> std::string {
+    const auto has = [&](const char* part) { return name.find(part) != std::string::npos; };
+    if (has("backbone") && (has("norm") || has("bn"))) return "backbone_norm";
+    if (has("backbone")) return "backbone";
+    if ((has("encoder") || has("decoder")) && (has("norm") || has("bias"))) return "no_decay";
+    return "default";
+  };
+  Detr model;
+  const auto split = optim::split_by_rules(model, rules, 1e-4);
+  REQUIRE(split.groups.size() == 4);
+  CHECK(split.warnings.empty());
+  for (const auto& group : split.groups) {
+    std::vector<std::string> expected;
+    for (const auto& name : kNames) {
+      if (regex_group_of(name) == group.name) expected.push_back(name);
+    }
+    CAPTURE(group.name);
+    CHECK(names_in(group, model) == expected);
+  }
+  CHECK(split.groups[0].lr_mult == doctest::Approx(0.05));
+  CHECK(split.groups[1].weight_decay == 1e-4);  // unset: the run's
+  CHECK(split.groups[2].weight_decay == 0.0);
+}
+
 TEST_CASE("split_by_rules: a tied parameter is grouped once, under its first name") {
   Detr model;
   const auto split = optim::split_by_rules(model, dfine_rules(), 1e-4);
