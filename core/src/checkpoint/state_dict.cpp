@@ -1,6 +1,9 @@
 #include "libreyolo/core/checkpoint/state_dict.hpp"
 
+#include <libreyolo/sdk/frozen_batch_norm.hpp>
 #include <torch/torch.h>
+
+#include <unordered_set>
 
 #include "libreyolo/core/error.hpp"
 
@@ -42,6 +45,20 @@ StateDict live_tensors(const torch::nn::Module& module) {
   return out;
 }
 
+// "<path>.num_batches_tracked" for every sdk::FrozenBatchNorm2d under `module`: keys a
+// BatchNorm2d checkpoint has and the frozen layer lacks. LibreYOLO's FrozenBatchNorm2d deletes
+// them in _load_from_state_dict, so they are neither loaded nor unexpected there; same here.
+std::unordered_set<std::string> frozen_batch_norm_counters(const torch::nn::Module& module) {
+  std::unordered_set<std::string> keys;
+  if (dynamic_cast<const sdk::FrozenBatchNorm2dImpl*>(&module)) keys.insert("num_batches_tracked");
+  for (const auto& item : module.named_modules(/*name_prefix=*/"", /*include_self=*/false)) {
+    if (dynamic_cast<const sdk::FrozenBatchNorm2dImpl*>(item.value().get())) {
+      keys.insert(item.key() + ".num_batches_tracked");
+    }
+  }
+  return keys;
+}
+
 }  // namespace
 
 StateDict state_dict_of(const torch::nn::Module& module, const std::function<bool(const std::string&)>& skip) {
@@ -72,8 +89,11 @@ LoadReport load_state_dict_into(torch::nn::Module& module, const StateDict& stat
       report.mismatched.push_back({target.key(), target.value().sizes().vec(), value->sizes().vec()});
     }
   }
+  const auto dropped = frozen_batch_norm_counters(module);
   for (const auto& item : state) {
-    if (targets.find(item.key()) == nullptr) report.unexpected.push_back(item.key());
+    if (targets.find(item.key()) == nullptr && dropped.count(item.key()) == 0) {
+      report.unexpected.push_back(item.key());
+    }
   }
 
   if (strict && !report.complete()) {

@@ -16,8 +16,11 @@ bool is_batchnorm(const torch::nn::Module& module) {
   }
   // LibreYOLO matches PyTorch's _BatchNorm base, which SyncBatchNorm also derives from. LibTorch
   // has no such common base, so a BatchNorm of our own (synchronized across ranks) is
-  // recognised by its type name.
-  return module.name().find("BatchNorm") != std::string::npos;
+  // recognised by its type name. FrozenBatchNorm2d (the SDK's, or a family's own) is no
+  // _BatchNorm in LibreYOLO either: it holds buffers only and never trains.
+  const std::string type = module.name();
+  return type.find("BatchNorm") != std::string::npos &&
+         type.find("FrozenBatchNorm") == std::string::npos;
 }
 
 ParamSplit split_param_groups(const torch::nn::Module& model, double weight_decay,

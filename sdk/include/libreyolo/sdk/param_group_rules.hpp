@@ -6,15 +6,22 @@
 // ("backbone.stem.stem1.conv.weight"): `*` matches any run of characters (dots included), `?`
 // one character, everything else itself. Each trainable parameter joins the group of the first
 // rule with a matching pattern; a parameter no rule matches joins the "default" group (the
-// run's lr and weight_decay). A recipe with no rules gets LibreYOLO's YOLO split instead:
-// BatchNorm weights and biases without decay, other weights with decay.
+// run's lr and weight_decay). Groups come in rule order, then "default"; a rule that gets no
+// parameter adds no group (the host logs a warning when it matches no name at all, or only
+// names earlier rules took: a size may lack a part, but a typo looks the same). A tensor shared
+// under two names counts under its first name only, as PyTorch's named_parameters() yields it.
+// Frozen parameters join no group. A recipe with no rules gets LibreYOLO's YOLO split instead:
+// BatchNorm weights and biases without decay, other weights with decay, and parameters named
+// neither weight nor bias in no group (LibreYOLO's trainer never trains those).
 //
-//   // D-FINE: backbone at half the learning rate, norms and biases without decay.
+//   // D-FINE: backbone at half the learning rate; LibreYOLO's substring tests "norm", ".bn.",
+//   // "bias", "lab.scale" mark the parameters without decay.
 //   recipe.param_groups = {
-//       {"backbone_no_decay", {"backbone.*norm*", "backbone.*.bn.*", "backbone.*bias"}, 0.5, 0.0},
+//       {"backbone_no_decay", {"backbone.*norm*", "backbone.*.bn.*", "backbone.*bias*",
+//                              "backbone.*lab.scale*"}, 0.5, 0.0},
 //       {"backbone", {"backbone.*"}, 0.5, std::nullopt},
-//       {"no_decay", {"*norm*", "*.bn.*", "*bias", "*lab.scale"}, 1.0, 0.0},
-//   };
+//       {"no_decay", {"*norm*", "*.bn.*", "*bias*", "*lab.scale*"}, 1.0, 0.0},
+//   };  // the rest: "default", lr x 1 with the run's weight_decay
 //   recipe.frozen = {"backbone.stem.*"};
 
 #include <optional>

@@ -5,10 +5,11 @@
 //
 // ABI 3: sdk::BatchNorm2d (batch_norm.hpp), the BatchNorm the host can synchronise across GPUs;
 //        families built before it cannot have used it.
-
-#define LIBREYOLO_SDK_VERSION "0.1.0"
 // ABI 4: the recipe declares augmentation pipelines, an epoch schedule, multi-scale sizes,
 //        parameter-group rules and frozen parameters (FamilyInfo's AugmentStyle is gone);
-//        Detector::on_scheduled_change; EpochContext names its augmentation pipeline.
+//        Detector::on_scheduled_change; EpochContext names its augmentation pipeline;
+//        sdk::FrozenBatchNorm2d (frozen_batch_norm.hpp), BatchNorm2d with fixed statistics
+//        for RT-DETR/D-FINE backbones.
 
+#define LIBREYOLO_SDK_VERSION "0.1.0"
 #define LIBREYOLO_SDK_ABI_VERSION 4

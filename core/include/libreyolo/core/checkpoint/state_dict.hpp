@@ -40,7 +40,9 @@ struct LoadReport {
 // converting dtype and device as needed. strict: any missing, unexpected or mismatched key
 // throws one core::Error listing all of them and nothing is changed. Not strict: loads what
 // matches and reports the rest (a checkpoint with another class count: the head is skipped
-// and keeps its fresh initialisation). `source` names the weights in messages.
+// and keeps its fresh initialisation). `source` names the weights in messages. A
+// num_batches_tracked key meant for an sdk::FrozenBatchNorm2d (weights of a BatchNorm2d) is
+// dropped, neither loaded nor unexpected, as LibreYOLO's FrozenBatchNorm2d drops it.
 LoadReport load_state_dict_into(torch::nn::Module& module, const StateDict& state, bool strict,
                                 const std::string& source = "checkpoint");
 

@@ -5,7 +5,8 @@
 //   pg1 "decay":     the weight of every other module, weight decay;
 //   pg2 "bias":      every module's bias, no decay.
 // Families with other rules (D-FINE: backbone/head x decay/no-decay with an lr multiplier)
-// build ParamGroup values themselves; the optimizers take any list of groups.
+// declare them as name rules, applied by split_by_rules (param_group_rules.hpp); the
+// optimizers take any list of groups.
 
 #include <torch/types.h>
 
@@ -32,11 +33,15 @@ struct ParamSplit {
   // embedding stored as a bare parameter). LibreYOLO's trainer leaves them out of every group,
   // so they never train; they are listed here so the caller can log them or add a group.
   std::vector<std::string> ungrouped;
+  // split_by_rules (param_group_rules.hpp): rules no parameter fell to, one line each, for
+  // the caller to log. Empty from split_param_groups.
+  std::vector<std::string> warnings;
 };
 
 // Splits `model`'s trainable parameters (requires_grad) as LibreYOLO does. BatchNorm is
 // recognised by module type: torch::nn::BatchNorm{1,2,3}d, or any module whose type name
-// contains "BatchNorm" (a synchronized BatchNorm of our own). A parameter shared by several
+// contains "BatchNorm" (a synchronized BatchNorm of our own) but not "FrozenBatchNorm"
+// (sdk::FrozenBatchNorm2d holds buffers only and never trains). A parameter shared by several
 // modules is grouped once. `no_decay_weight_decay` is the decay of pg0/pg2: 0 here; LibreYOLO
 // leaves it at the optimizer's default, which is also 0 for SGD but 0.01 for AdamW.
 // Throws core::Error when no trainable parameter is left (everything frozen).
