@@ -28,7 +28,9 @@ namespace {
 // (float32 throughout; fmaf where torch's vectorised add_(other, alpha) fuses; every other step
 // its own statement so nothing else fuses).
 
-std::uint8_t to_byte(float v) { return static_cast<std::uint8_t>(std::min(std::max(v, 0.0f), 255.0f)); }
+std::uint8_t to_byte(float v) {
+  return static_cast<std::uint8_t>(std::min(std::max(v, 0.0f), 255.0f));
+}
 
 // _rgb_to_grayscale_image(preserve_dtype=False) then floor_().
 float reference_gray(const std::uint8_t* p) {
@@ -252,8 +254,10 @@ TEST_CASE("detr photometric: each kernel equals its transcription on noise, any 
   }
   std::mt19937_64 rng(11);
   for (int k = 0; k < 40; ++k) {
-    const float hue = k == 0 ? 0.0f : (k == 1 ? 0.5f : (k == 2 ? -0.5f : static_cast<float>(
-                                                   aug::uniform(rng, -0.5, 0.5))));
+    const float hue =
+        k == 0
+            ? 0.0f
+            : (k == 1 ? 0.5f : (k == 2 ? -0.5f : static_cast<float>(aug::uniform(rng, -0.5, 0.5))));
     aug::Image got = noise, want = noise;
     aug::adjust_hue(at::mview(got), hue);
     reference_hue(want, hue);
@@ -282,7 +286,7 @@ TEST_CASE("detr photometric: hue equals its transcription on every grey and satu
   aug::Image img = at::make_image(256, 8);
   for (int x = 0; x < 256; ++x) {
     const auto v = static_cast<std::uint8_t>(x);
-    const at::Rgb row[8] = {{v, v, v},   {255, v, 0}, {v, 255, 0},  {0, 255, v},
+    const at::Rgb row[8] = {{v, v, v},   {255, v, 0}, {v, 255, 0}, {0, 255, v},
                             {0, v, 255}, {v, 0, 255}, {255, 0, v}, {v, 128, 255}};
     for (int y = 0; y < 8; ++y) {
       std::uint8_t* p = img.pixel(x, y);
@@ -365,7 +369,8 @@ TEST_CASE("detr photometric: prob 0 and 1, skip_without_boxes, bad ranges") {
   sa::PhotometricDistort config;
   std::mt19937_64 rng(5);
   config.prob = 0.0;
-  for (int k = 0; k < 100; ++k) CHECK(aug::draw_photometric_distort(config, 1, rng).changes_nothing());
+  for (int k = 0; k < 100; ++k)
+    CHECK(aug::draw_photometric_distort(config, 1, rng).changes_nothing());
   config.prob = 1.0;
   for (int k = 0; k < 100; ++k) {
     const auto p = aug::draw_photometric_distort(config, 1, rng);
@@ -398,8 +403,8 @@ TEST_CASE("detr photometric: the same seed gives the same bytes, on a 1x1 image 
       std::mt19937_64 rng(seed);
       aug::Image img = original;
       for (int k = 0; k < 5; ++k) {
-        aug::apply_photometric_distort(at::mview(img), aug::draw_photometric_distort(config, 1, rng),
-                                       scratch);
+        aug::apply_photometric_distort(at::mview(img),
+                                       aug::draw_photometric_distort(config, 1, rng), scratch);
       }
       return img;
     };

@@ -148,7 +148,6 @@ float gray_mean(ImageView image, const ChannelMap& through) {
   return static_cast<float>(sum) / static_cast<float>(pixels);
 }
 
-
 namespace {
 
 // Entry [gray * 256 + x] is the saturated value of channel value x in a pixel of that gray.

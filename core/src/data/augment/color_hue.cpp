@@ -20,7 +20,7 @@ namespace {
 
 // The scalars torchvision's kernels receive, as float32.
 const float kSixth = static_cast<float>(1.0 / 6.0);
-const float kToUnit = static_cast<float>(1.0 / 255.0);       // to_dtype(uint8 -> float32)
+const float kToUnit = static_cast<float>(1.0 / 255.0);         // to_dtype(uint8 -> float32)
 const float kToByte = static_cast<float>(255.0 + 1.0 - 1e-3);  // to_dtype(float32 -> uint8)
 
 constexpr int kBlock = 64;
@@ -28,7 +28,7 @@ constexpr int kBlock = 64;
 // Pixels as planes, plus the per-pixel quantities the three passes of shift_planes hand on.
 struct Planes {
   float r[kBlock], g[kBlock], b[kBlock];
-  float value[kBlock], range[kBlock];      // max and max - min of the pixel
+  float value[kBlock], range[kBlock];        // max and max - min of the pixel
   float s_divisor[kBlock], divisor[kBlock];  // max and range, 1 for a grey pixel
   float saturation[kBlock], rc[kBlock], gc[kBlock], bc[kBlock];
 };
@@ -79,8 +79,7 @@ inline float clamp_unit(float v) { return smaller(larger(v, 0.0f), 1.0f); }
   const float from_green = (p.rc[i] + 2.0f) - p.bc[i];
   const float from_blue = (p.gc[i] + 4.0f) - p.rc[i];
   const float maxc = p.value[i];
-  const float sixths =
-      pick(maxc == p.r[i], from_red, pick(maxc == p.g[i], from_green, from_blue));
+  const float sixths = pick(maxc == p.r[i], from_red, pick(maxc == p.g[i], from_green, from_blue));
   // Two statements, two roundings (clang's default contracts within one expression).
   const float scaled = sixths * kSixth;
   const float h = scaled + 1.0f;

@@ -70,11 +70,9 @@ PhotometricDistortParams draw_photometric_distort(const sdk::augment::Photometri
   check_config(config);
   PhotometricDistortParams params;
   if (config.skip_without_boxes && box_count == 0) return params;
-  draw_adjustment(rng, config.prob, config.brightness, params.brightness,
-                  params.brightness_factor);
+  draw_adjustment(rng, config.prob, config.brightness, params.brightness, params.brightness_factor);
   draw_adjustment(rng, config.prob, config.contrast, params.contrast, params.contrast_factor);
-  draw_adjustment(rng, config.prob, config.saturation, params.saturation,
-                  params.saturation_factor);
+  draw_adjustment(rng, config.prob, config.saturation, params.saturation, params.saturation_factor);
   draw_adjustment(rng, config.prob, config.hue, params.hue, params.hue_factor);
   params.contrast_before = torch_chance(rng, 0.5);
   params.permute = torch_chance(rng, config.prob);
