@@ -3,6 +3,9 @@
 
 #include <doctest/doctest.h>
 
+#include <algorithm>
+#include <cstring>
+#include <random>
 #include <vector>
 
 #include "libreyolo/core/data/augment/interpolate_bilinear.hpp"
@@ -29,6 +32,37 @@ std::vector<int> red_channel(const aug::Image& img) {
   std::vector<int> out;
   for (std::size_t i = 0; i < img.pixels.size(); i += 3) out.push_back(img.pixels[i]);
   return out;
+}
+
+// torch's separable uint8 resize written plainly from the axes: width pass over every row into
+// a full uint8 image, then the height pass, each clamp((sum + 2^(p-1)) >> p).
+aug::Image reference_resize(const aug::Image& src, int w, int h, bool antialias) {
+  auto pass = [](const aug::Image& in, int out_w, int out_h, bool along_x, bool aa) {
+    const int in_size = along_x ? in.width : in.height, out_size = along_x ? out_w : out_h;
+    if (in_size == out_size) return in;
+    aug::InterpolationAxis axis;
+    std::vector<double> scratch;
+    aug::interpolation_axis(in_size, out_size, aa, axis, scratch);
+    aug::Image out = at::make_image(out_w, out_h);
+    for (int y = 0; y < out_h; ++y) {
+      for (int x = 0; x < out_w; ++x) {
+        const int i = along_x ? x : y;
+        for (int c = 0; c < 3; ++c) {
+          long sum = 1L << (axis.precision - 1);
+          for (int k = 0; k < axis.count[static_cast<std::size_t>(i)]; ++k) {
+            const int j = axis.first[static_cast<std::size_t>(i)] + k;
+            const int v = along_x ? in.pixel(j, y)[c] : in.pixel(x, j)[c];
+            sum +=
+                static_cast<long>(axis.weights[static_cast<std::size_t>(i * axis.stride + k)]) * v;
+          }
+          out.pixel(x, y)[c] =
+              static_cast<std::uint8_t>(std::clamp(sum >> axis.precision, 0L, 255L));
+        }
+      }
+    }
+    return out;
+  };
+  return pass(pass(src, w, src.height, true, antialias), w, h, false, antialias);
 }
 
 std::vector<int> resized(const aug::Image& img, int w, int h, bool antialias) {
@@ -83,6 +117,26 @@ TEST_CASE("detr resize: width first, each pass rounded to uint8, as torch") {
   CHECK(resized(grey_image(2, 2, {0, 1, 0, 0}), 1, 1, true) == std::vector<int>{1});
   // Only the height changes: one vertical pass on the source rows.
   CHECK(resized(grey_image(1, 4, {10, 20, 30, 40}), 1, 2, true) == std::vector<int>{17, 33});
+}
+
+TEST_CASE("detr resize: the vector and ring-buffer paths equal the plain two-pass reference") {
+  // Random sizes both ways, images with flat rows and flat bands (as a zoom-out canvas has).
+  std::mt19937_64 rng(21);
+  aug::InterpolateScratch scratch;  // reused across sizes, as the loader does
+  for (int k = 0; k < 60; ++k) {
+    const int w = 1 + static_cast<int>(rng() % 90), h = 1 + static_cast<int>(rng() % 90);
+    const int ow = 1 + static_cast<int>(rng() % 90), oh = 1 + static_cast<int>(rng() % 90);
+    aug::Image img = at::make_noise_image(w, h, rng());
+    for (int y = 0; y < h; y += 3) {
+      for (int x = 0; x < w; ++x) std::memcpy(img.pixel(x, y), img.pixel(0, y), 3);
+    }
+    for (const bool antialias : {true, false}) {
+      aug::Image got = at::make_image(ow, oh);
+      aug::interpolate_bilinear(at::view(img), at::mview(got), antialias, scratch);
+      INFO(w << "x" << h << " -> " << ow << "x" << oh << " antialias " << antialias);
+      CHECK(at::same_bytes(got, reference_resize(img, ow, oh, antialias)));
+    }
+  }
 }
 
 TEST_CASE("detr resize: the same size is a copy, a 1x1 image fills the output") {

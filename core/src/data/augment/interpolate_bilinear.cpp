@@ -113,15 +113,22 @@ void quantise(double largest, const std::vector<double>& w, InterpolationAxis& a
   axis.precision = precision;
   axis.stride = axis.taps + (axis.taps & 1);
   const std::size_t outputs = axis.first.size();
-  axis.weights.assign(outputs * static_cast<std::size_t>(axis.stride), 0);
+  const auto taps = static_cast<std::size_t>(axis.taps),
+             stride = static_cast<std::size_t>(axis.stride);
+  axis.weights.assign(outputs * stride, 0);
+  int worst = 0;  // the largest |sum of an output's weights - 2^p|
   for (std::size_t i = 0; i < outputs; ++i) {
-    for (int k = 0; k < axis.taps; ++k) {
-      const double v = w[i * static_cast<std::size_t>(axis.taps) + static_cast<std::size_t>(k)] *
-                       (1 << precision);
-      axis.weights[i * static_cast<std::size_t>(axis.stride) + static_cast<std::size_t>(k)] =
-          static_cast<std::int16_t>(v < 0 ? static_cast<int>(-0.5 + v) : static_cast<int>(0.5 + v));
+    int sum = 0;
+    for (std::size_t k = 0; k < taps; ++k) {
+      const double v = w[i * taps + k] * (1 << precision);
+      const int rounded = v < 0 ? static_cast<int>(-0.5 + v) : static_cast<int>(0.5 + v);
+      axis.weights[i * stride + k] = static_cast<std::int16_t>(rounded);
+      sum += rounded;
     }
+    worst = std::max(worst, std::abs(sum - (1 << precision)));
   }
+  // Then (f * sum + 2^(p-1)) >> p is f for every f <= 255.
+  axis.flat_stays_flat = 255 * worst < (1 << (precision - 1));
 }
 
 inline std::uint8_t to_byte(std::int32_t sum, int precision) {
@@ -226,10 +233,21 @@ void interpolation_axis(int in, int out, bool antialias, InterpolationAxis& axis
 
 namespace {
 
-// The width pass of source row y into `out` (dst_width pixels).
+// One colour all along: zoom-out canvases are mostly such rows.
+bool flat_row(const std::uint8_t* row, std::size_t bytes) {
+  return bytes <= 3 || std::memcmp(row, row + 3, bytes - 3) == 0;
+}
+
+// The width pass of source row y into `out` (dst_width pixels). A flat row gives the same
+// flat row, exactly, when the axis says so (see InterpolationAxis::flat_stays_flat).
 void width_pass(ImageView src, int y, const InterpolationAxis& axis, int dst_width,
                 std::vector<std::int32_t>& sums, std::uint8_t* out) {
   const std::size_t n = static_cast<std::size_t>(dst_width) * 3;
+  const std::uint8_t* row = src.pixels + static_cast<std::size_t>(y) * src.width * 3;
+  if (axis.flat_stays_flat && flat_row(row, static_cast<std::size_t>(src.width) * 3)) {
+    for (std::size_t i = 0; i < n; i += 3) std::memcpy(out + i, row, 3);
+    return;
+  }
   sums.resize(n + 1);  // the vector store's spare lane
   resample_row(source_row(src, y), axis, dst_width, sums.data());
   finish_row(sums.data(), axis.precision, n, out);

@@ -31,6 +31,9 @@ struct InterpolationAxis {
   std::vector<std::int16_t> weights;
   int taps = 0, stride = 0;
   int precision = 0;
+  // Every output's weights sum to 2^p closely enough that a row of one colour resamples to
+  // that colour (true but for extreme shrinking): such rows are then copied, not resampled.
+  bool flat_stays_flat = false;
 };
 
 // torch's index ranges and int16 weights for one axis.
