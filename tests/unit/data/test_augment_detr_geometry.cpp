@@ -77,6 +77,10 @@ TEST_CASE("detr zoom out: the image lands at (left, top) on a filled canvas, box
   aug::apply_zoom_out(at::view(img), params, out, kept);
   CHECK(at::same_bytes(out, img));
   CHECK(same_box(kept[0], {1, 1, 2, 2, 0}));
+  // Parameters drawn for another image are refused, not read out of bounds.
+  params.applied = true;
+  params.canvas_width = 5;
+  CHECK_THROWS_AS(aug::apply_zoom_out(at::view(img), params, out, kept), libreyolo::core::Error);
 }
 
 TEST_CASE("detr zoom out: canvas ratios in the side range, offsets inside, prob honoured") {
@@ -159,6 +163,10 @@ TEST_CASE("detr iou crop: the crop of pixels and boxes, outside centres zeroed")
   CHECK(same_box(boxes[0], {0, 0, 2, 2, 7}));
   CHECK(same_box(boxes[1], {0, 0, 0, 0, 8}));
   CHECK(same_box(boxes[2], {0.5f, 0.25f, 1.5f, 1.75f, 9}));
+  aug::IoUCropParams outside = params;
+  outside.left = 3;
+  std::vector<aug::PixelBox> unused;
+  CHECK_THROWS_AS(aug::apply_iou_crop(at::view(img), outside, out, unused), libreyolo::core::Error);
   // SanitizeBoxes then drops the zeroed box (and only it).
   aug::sanitize_boxes(boxes, {2, 2}, sa::SanitizeBoxes{});
   REQUIRE(boxes.size() == 2);

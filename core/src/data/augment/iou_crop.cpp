@@ -137,6 +137,15 @@ IoUCropParams draw_iou_crop(const sdk::augment::IoUCrop& config, ImageSize image
 
 void apply_iou_crop(ImageView image, const IoUCropParams& params, Image& out,
                     std::vector<PixelBox>& boxes) {
+  if (params.applied &&
+      !(params.left >= 0 && params.top >= 0 && params.width > 0 && params.height > 0 &&
+        params.left + params.width <= image.width && params.top + params.height <= image.height)) {
+    refuse("the crop " + std::to_string(params.width) + "x" + std::to_string(params.height) +
+               " at (" + std::to_string(params.left) + ", " + std::to_string(params.top) +
+               ") is not inside the " + std::to_string(image.width) + "x" +
+               std::to_string(image.height) + " image",
+           "the parameters were not drawn for this image", "draw them with draw_iou_crop");
+  }
   const int width = params.applied ? params.width : image.width;
   const int height = params.applied ? params.height : image.height;
   const int left = params.applied ? params.left : 0;

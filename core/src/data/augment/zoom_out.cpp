@@ -64,6 +64,14 @@ void apply_zoom_out(ImageView image, const ZoomOutParams& params, Image& out,
     std::memcpy(out.pixels.data(), image.pixels, out.pixels.size());
     return;
   }
+  if (!(params.left >= 0 && params.top >= 0 && params.left + image.width <= params.canvas_width &&
+        params.top + image.height <= params.canvas_height)) {
+    throw Error("zoom out: a " + std::to_string(image.width) + "x" + std::to_string(image.height) +
+                    " image does not fit its " + std::to_string(params.canvas_width) + "x" +
+                    std::to_string(params.canvas_height) + " canvas at (" +
+                    std::to_string(params.left) + ", " + std::to_string(params.top) + ")",
+                "the parameters were not drawn for this image", "draw them with draw_zoom_out");
+  }
   resize_to(out, params.canvas_width, params.canvas_height);
   const std::size_t out_row = out.row_bytes();
   const std::size_t image_row = static_cast<std::size_t>(image.width) * Image::kChannels;
