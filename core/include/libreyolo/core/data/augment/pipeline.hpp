@@ -17,6 +17,8 @@
 #include <vector>
 
 #include "libreyolo/core/data/augment/augment_source.hpp"
+#include "libreyolo/core/data/augment/color_adjust.hpp"
+#include "libreyolo/core/data/augment/interpolate_bilinear.hpp"
 #include "libreyolo/core/data/augment/mixup.hpp"
 #include "libreyolo/core/data/augment/resize_bilinear.hpp"
 #include "libreyolo/core/data/augment/warp_affine.hpp"
@@ -55,6 +57,8 @@ struct AugmentScratch {
   Image tiles[4];      // mosaic tiles rescaled when a source hands over another size
   Image second;        // beta_blend's second sample
   Image work[2];       // a sample between transforms that change its size (zoom-out, crop)
+  ColorScratch color;  // photometric distort's tables
+  InterpolateScratch interpolate;  // stretch resize
   std::vector<PixelBox> canvas_boxes, second_boxes;
 };
 

@@ -15,6 +15,13 @@ inline double uniform01(std::mt19937_64& rng) {
   return static_cast<double>(rng() >> 11) * (1.0 / 9007199254740992.0);
 }
 
+// Uniform in [0, 1) as a float of 24 random bits: the values torch.rand gives on the CPU. The
+// torchvision-style transforms do their geometry in float32 on such draws (int(w * r) etc.),
+// so they take them in this form.
+inline float uniform01_f32(std::mt19937_64& rng) {
+  return static_cast<float>(rng() >> 40) * (1.0f / 16777216.0f);
+}
+
 // Uniform in [lo, hi) (Python's random.uniform(lo, hi) up to the closed end).
 inline double uniform(std::mt19937_64& rng, double lo, double hi) {
   return lo + (hi - lo) * uniform01(rng);
