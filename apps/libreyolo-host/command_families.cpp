@@ -1,6 +1,6 @@
 // `libreyolo-host families [NAME]`: what gst-inspect is to GStreamer. Without NAME a table of
 // every family found plus the plugins that were refused and why; with NAME, its details and
-// recipe.
+// recipe: option defaults, augmentation pipelines, epoch schedule and optimizer groups per size.
 
 #include <iomanip>
 #include <iostream>
@@ -11,6 +11,7 @@
 #include "libreyolo/core/config/option_table.hpp"
 #include "libreyolo/core/error.hpp"
 #include "libreyolo/core/plugins/family_defaults.hpp"
+#include "libreyolo/core/trainer/recipe_description.hpp"
 #include "table_printer.hpp"
 
 namespace libreyolo::app {
@@ -41,6 +42,7 @@ void print_family_details(const core::plugins::LoadedFamily& f) {
     for (const auto& [key, value] : core::plugins::family_option_defaults(f, size, table)) {
       std::cout << "    " << std::left << std::setw(16) << key << value << "\n";
     }
+    for (const auto& line : core::trainer::describe_recipe(f, size)) std::cout << "    " << line << "\n";
   }
 }
 

@@ -14,6 +14,7 @@
 #include "libreyolo/core/log/log.hpp"
 #include "libreyolo/core/optim/adamw.hpp"
 #include "libreyolo/core/optim/grad_utils.hpp"
+#include "libreyolo/core/optim/param_group_rules.hpp"
 #include "libreyolo/core/optim/param_groups.hpp"
 #include "libreyolo/core/optim/sgd.hpp"
 #include "libreyolo/core/distributed/replica_state.hpp"
@@ -111,9 +112,32 @@ void to_channels_last(torch::nn::Module& model) {
   }
 }
 
-std::unique_ptr<optim::Optimizer> make_optimizer(const TrainConfig& c, sdk::Detector& model, double weight_decay) {
-  auto split = optim::split_param_groups(model, weight_decay);
+// The recipe's frozen parameters stop training before anything collects the trainable ones
+// (optimizer groups, gradient synchronisation, CUDA-graph capture).
+void freeze_recipe_parameters(Session& s) {
+  if (s.recipe.frozen.empty()) return;
+  const auto report = optim::freeze_parameters(*s.model, s.recipe.frozen);
+  for (const auto& pattern : report.unmatched_patterns) {
+    log::warn("frozen pattern ", pattern, " of ", s.family->info.name, s.size, "'s recipe matches no parameter");
+  }
+  if (report.frozen.empty()) return;
+  log::info("frozen by the recipe: ", report.frozen.size(), " parameter tensors (", report.parameters,
+            " values), from ", report.frozen.front());
+}
+
+void log_param_groups(const std::vector<optim::ParamGroup>& groups) {
+  for (const auto& row : optim::describe_param_groups(groups)) {
+    log::info("optimizer group ", row.name, ": ", row.tensors, " tensors, ", row.parameters, " values, lr x", row.lr_scale,
+              ", weight_decay ", row.weight_decay);
+  }
+}
+
+std::unique_ptr<optim::Optimizer> make_optimizer(const TrainConfig& c, const sdk::Recipe& recipe, sdk::Detector& model,
+                                                 double weight_decay) {
+  auto split = optim::split_by_rules(model, recipe.param_groups, weight_decay);
+  for (const auto& warning : split.warnings) log::warn(warning);
   for (const auto& name : split.ungrouped) log::warn("parameter ", name, " is in no optimizer group and will not train");
+  if (!recipe.param_groups.empty()) log_param_groups(split.groups);
   if (c.optimizer == "adamw") {
     optim::AdamWOptions options;
     options.beta1 = c.momentum;
@@ -190,6 +214,7 @@ void build_model(Session& s, const TrainRequest& request) {
   if (request.weights) load_start_weights(*s.model, *request.weights, s.dataset.nc());
   s.model->to(s.device);
   if (s.device.is_cuda()) to_channels_last(*s.model);
+  freeze_recipe_parameters(s);
   if (s.collectives) prepare_replica(s);
   s.criterion = s.family->family->create_criterion(*s.model, {s.dataset.nc(), s.config.imgsz});
   s.capture = make_capture_manager(s, s.config.cuda_graph);
@@ -204,7 +229,7 @@ void build_optimization(Session& s) {
   const auto steps = static_cast<std::int64_t>(s.loader->steps_per_epoch());
   s.accumulate = optim::accumulation_steps(s.config.nbs > 0 ? std::optional<std::int64_t>(s.config.nbs) : std::nullopt,
                                            s.config.batch);
-  s.optimizer = make_optimizer(s.config, *s.model, s.config.weight_decay);
+  s.optimizer = make_optimizer(s.config, s.recipe, *s.model, s.config.weight_decay);
   s.schedule.kind = optim::parse_lr_schedule(s.config.scheduler);
   s.schedule.lr0 = s.config.lr0;
   s.schedule.iters_per_epoch = optim::optimizer_steps_per_epoch(steps, s.accumulate);

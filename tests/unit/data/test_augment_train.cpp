@@ -264,3 +264,45 @@ TEST_CASE("pipeline: user overrides reach every transform of their kind and add 
   CHECK(plain.transforms.size() == 2);  // mosaic_prob did not add a Mosaic
 }
 
+
+TEST_CASE("pipeline: a D-FINE-style pipeline (torchvision transforms, then a stretch) ends at imgsz") {
+  namespace A = libreyolo::sdk::augment;
+  const int imgsz = 160;
+  at::VectorSource src = rectangle_dataset(imgsz);  // 6 labelled images and one without labels
+  A::PhotometricDistort distort;
+  distort.skip_without_boxes = true;
+  A::ZoomOut zoom;
+  zoom.skip_without_boxes = true;
+  A::IoUCrop crop;
+  crop.prob = 0.8;
+  crop.skip_without_boxes = true;
+  const A::Pipeline dfine{"strong", {distort, zoom, crop, A::SanitizeBoxes{1.0}, A::Flip{0.5}, A::StretchResize{},
+                                     A::SanitizeBoxes{1.0}, A::MaxLabels{120}}};
+  const auto pipeline = aug::prepare_pipeline(dfine, imgsz);
+  aug::AugmentScratch scratch;
+  aug::Image out = at::make_image(imgsz, imgsz), again = at::make_image(imgsz, imgsz);
+  int boxes_seen = 0;
+  for (std::uint64_t seed = 0; seed < 30; ++seed) {
+    const std::size_t index = seed % src.size();
+    std::mt19937_64 rng(seed), same(seed);
+    std::vector<aug::PixelBox> boxes, boxes_again;
+    aug::run_pipeline(src, index, pipeline, rng, scratch, at::mview(out), boxes);
+    aug::run_pipeline(src, index, pipeline, same, scratch, at::mview(again), boxes_again);
+    CHECK(at::same_bytes(out, again));
+    REQUIRE(boxes.size() == boxes_again.size());
+    for (const auto& b : boxes) {
+      CHECK(b.x1 >= 0.0f);
+      CHECK(b.y2 <= static_cast<float>(imgsz));
+      CHECK(b.x2 - b.x1 >= 1.0f);
+    }
+    boxes_seen += static_cast<int>(boxes.size());
+    if (src.labels[index].empty()) {
+      // Strong transforms skip an image without boxes: only flip and the stretch act on it, so
+      // every output row is the stretched grey of the original (no zoom-out fill of 0).
+      CHECK(boxes.empty());
+      CHECK(int(out.pixel(0, 0)[0]) == 114);
+      CHECK(int(out.pixel(imgsz - 1, imgsz - 1)[0]) == 114);
+    }
+  }
+  CHECK(boxes_seen > 10);
+}

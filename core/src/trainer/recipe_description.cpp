@@ -1,0 +1,67 @@
+#include "libreyolo/core/trainer/recipe_description.hpp"
+
+#include <torch/torch.h>
+
+#include "libreyolo/core/data/augment/pipeline_text.hpp"
+#include "libreyolo/core/optim/param_group_rules.hpp"
+#include "libreyolo/sdk/detector.hpp"
+
+namespace libreyolo::core::trainer {
+namespace {
+
+std::string describe_change(const sdk::EpochChange& change) {
+  std::string text = "at " + describe_epoch_point(change.at) + ": " + (change.what.empty() ? "change" : change.what);
+  if (change.augmentation) text += "; augmentation -> " + *change.augmentation;
+  if (change.multi_scale) text += std::string("; multi-scale ") + (*change.multi_scale ? "on" : "off");
+  if (change.ema_decay) text += "; EMA decay " + data::format_number(*change.ema_decay) + " (constant)";
+  if (!change.detector_event.empty()) text += "; detector: " + change.detector_event;
+  if (change.changes_captured_region) text += "; CUDA graphs recaptured";
+  return text;
+}
+
+std::vector<std::string> describe_groups(const plugins::LoadedFamily& family, const std::string& size,
+                                         const sdk::Recipe& recipe) {
+  std::vector<std::string> lines;
+  torch::NoGradGuard no_grad;
+  const auto model = family.family->create_detector({size, 80, 640});
+  optim::freeze_parameters(*model, recipe.frozen);
+  // The run's weight_decay is an option: shown as "wd" where a group takes it.
+  const auto split = optim::split_by_rules(*model, recipe.param_groups, -1.0);
+  for (const auto& row : optim::describe_param_groups(split.groups)) {
+    lines.push_back(row.name + ": " + std::to_string(row.tensors) + " tensors, " + std::to_string(row.parameters) +
+                    " values, lr x" + data::format_number(row.lr_scale) + ", weight decay " +
+                    (row.weight_decay < 0 ? std::string("weight_decay") : data::format_number(row.weight_decay)));
+  }
+  return lines;
+}
+
+}  // namespace
+
+std::string describe_epoch_point(const sdk::EpochPoint& point) {
+  using Kind = sdk::EpochPoint::Kind;
+  switch (point.kind) {
+    case Kind::absolute: return "epoch " + data::format_number(point.value);
+    case Kind::from_end:
+      return "epochs - " + (point.count_option.empty() ? data::format_number(point.value) : point.count_option);
+    case Kind::fraction: return data::format_number(point.value) + " x epochs";
+  }
+  return "?";
+}
+
+std::vector<std::string> describe_recipe(const plugins::LoadedFamily& family, const std::string& size) {
+  const auto recipe = family.family->recipe(size);
+  std::vector<std::string> lines;
+  for (const auto& pipeline : recipe.augmentation) lines.push_back("augmentation " + data::describe_pipeline(pipeline));
+  if (recipe.augmentation.empty()) lines.push_back("augmentation letterbox: Letterbox (none declared)");
+  for (const auto& change : recipe.schedule) lines.push_back("schedule " + describe_change(change));
+  if (!recipe.multi_scale_sizes.sizes.empty()) {
+    std::string sizes;
+    for (const int s : recipe.multi_scale_sizes.sizes) sizes += (sizes.empty() ? "" : ",") + std::to_string(s);
+    lines.push_back("multi-scale sizes " + sizes);
+  }
+  for (const auto& pattern : recipe.frozen) lines.push_back("frozen " + pattern);
+  for (const auto& group : describe_groups(family, size, recipe)) lines.push_back("optimizer group " + group);
+  return lines;
+}
+
+}  // namespace libreyolo::core::trainer
