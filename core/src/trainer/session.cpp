@@ -236,8 +236,8 @@ std::unique_ptr<capture::CaptureManager> make_capture_manager(const Session& s, 
 }
 
 void prepare_session(Session& s, const TrainRequest& request) {
-  s.config = make_train_config(request.options);
-  s.options = request.options;
+  s.config = request.config;
+  s.options = config::report_options(request.config, request.sources);
   s.family = request.family;
   s.size = request.size;
   if (!s.collectives) {

@@ -35,7 +35,7 @@ void establish_run_folder(Session& s, const TrainRequest& request) {
   const auto& c = s.config;
   if (s.main_rank()) {
     s.run = c.resume ? existing_run_folder(c.project, c.name) : create_run_folder(c.project, c.name, c.exist_ok);
-    if (!c.resume) write_args_yaml(s.run.root / "args.yaml", request.options);
+    if (!c.resume) write_args_yaml(s.run.root / "args.yaml", config::report_options(request.config, request.sources));
     if (const char* file = std::getenv(distributed::kRunFolderFileVariable); file && *file) {
       std::ofstream(file) << s.run.root.string();  // tells the launcher where rank 0's results are
     }
@@ -116,7 +116,7 @@ Error out_of_memory_error(int batch, int imgsz, const std::string& device, const
 
 TrainOutcome train(const TrainRequest& request) {
   Session s;
-  s.config = make_train_config(request.options);
+  s.config = request.config;
   join_ranks(s, request);
   const auto& config = s.config;
   std::optional<checkpoint::Checkpoint> resume_from;
