@@ -98,7 +98,7 @@ int bench_data(const Args& args) {
   loader_options.device = device;
   loader_options.reuse_batch_memory = true;
   const auto plan = core::trainer::plan_augmentation(setup.recipe, config.imgsz,
-                                                     core::trainer::augment_overrides(config, setup.options));
+                                                     core::trainer::augment_overrides(config));
   core::data::DataLoader loader(loader_options, core::data::train_sample_makers(train, plan.pipelines));
 
   // Epochs restart as needed: the timed window is steady state, in the first pipeline (mosaic).
@@ -222,11 +222,12 @@ std::string step_line(const core::trainer::StepBenchmark& r) {
 
 int bench_step(const Args& args) {
   const auto run = resolve_model_run("bench step", args, core::config::bench_options());
-  const auto result = core::trainer::benchmark_step(make_train_request(run), static_cast<int>(run.options.get_int("warmup")),
+  const auto request = make_train_request(run);
+  const auto result = core::trainer::benchmark_step(request, static_cast<int>(run.options.get_int("warmup")),
                                                     static_cast<int>(run.options.get_int("steps")));
   const auto machine = core::util::machine_info();
   const std::string model = run.family->info.name + run.size;
-  const std::string amp = run.options.get_bool("amp") ? "true" : "false";
+  const std::string amp = request.config.amp ? "true" : "false";
   std::cout << "bench step: " << model << " batch " << result.batch << " imgsz " << result.imgsz << " on "
             << result.device << ": " << step_line(result) << " (amp=" << amp
             << ", cuda_graph=" << (result.cuda_graph ? "true" : "false") << ", " << result.steps << " timed steps)\n";
@@ -240,11 +241,12 @@ int bench_step(const Args& args) {
 
 int bench_capture(const Args& args) {
   const auto run = resolve_model_run("bench capture", args, core::config::bench_options());
-  const auto r = core::trainer::benchmark_capture(make_train_request(run), static_cast<int>(run.options.get_int("warmup")),
+  const auto request = make_train_request(run);
+  const auto r = core::trainer::benchmark_capture(request, static_cast<int>(run.options.get_int("warmup")),
                                                   static_cast<int>(run.options.get_int("steps")));
   const auto machine = core::util::machine_info();
   const std::string model = run.family->info.name + run.size;
-  const std::string amp = run.options.get_bool("amp") ? "true" : "false";
+  const std::string amp = request.config.amp ? "true" : "false";
   std::cout << "bench capture: " << model << " batch " << r.eager.batch << " imgsz " << r.eager.imgsz << " on "
             << r.eager.device << " (amp=" << amp << ")\n  eager:    " << step_line(r.eager) << "\n  captured: "
             << step_line(r.captured) << " (" << r.captured.captures << " capture, " << r.captured.replays

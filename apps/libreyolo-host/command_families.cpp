@@ -40,7 +40,7 @@ void print_family_details(const core::plugins::LoadedFamily& f) {
   for (const auto& size : f.info.sizes) {
     std::cout << "\n  training defaults for " << f.info.name << size << ":\n";
     for (const auto& [key, value] : core::plugins::family_option_defaults(f, size, table)) {
-      std::cout << "    " << std::left << std::setw(16) << key << value << "\n";
+      std::cout << "    " << std::left << std::setw(16) << key << core::config::format_option_value(value) << "\n";
     }
     for (const auto& line : core::trainer::describe_recipe(f, size)) std::cout << "    " << line << "\n";
   }

@@ -1,8 +1,10 @@
-// `libreyolo-host train`: resolves every option (so bad input fails here, before any work),
-// prints what differs from the defaults and where it came from, then trains: in this process,
-// as one rank of a launcher's distributed run, or by starting one worker per GPU of device=0,1.
+// `libreyolo-host train`: resolves every option into one checked TrainConfig (so bad input
+// fails here, before any work), prints what differs from the defaults and where it came from,
+// then trains: in this process, as one rank of a launcher's distributed run, or by starting one
+// worker per GPU of device=0,1.
 
 #include <iostream>
+#include <optional>
 
 #include "commands.hpp"
 #include "host_setup.hpp"
@@ -13,50 +15,25 @@
 #include "libreyolo/core/plugins/plugin_loader.hpp"
 #include "libreyolo/core/trainer/autobatch.hpp"
 #include "libreyolo/core/trainer/device_choice.hpp"
+#include "libreyolo/core/trainer/launcher_handoff.hpp"
 #include "libreyolo/core/trainer/trainer.hpp"
 
 namespace libreyolo::app {
 namespace {
 
-// The external-launcher command line equivalent to this one, for messages.
-std::string torchrun_example(const Args& args, std::size_t gpus) {
-  std::string line = "torchrun --nproc_per_node=" + std::to_string(gpus) + " --no-python libreyolo-host train";
-  for (const auto& arg : args) line += " " + arg;
-  return line;
-}
-
-// `arguments` with key=value set: an existing key=... is replaced (a key given twice is an error).
-Args with_option(Args arguments, const std::string& key, const std::string& value) {
-  for (auto& argument : arguments) {
-    if (argument.rfind(key + "=", 0) == 0) {
-      argument = key + "=" + value;
-      return arguments;
-    }
-  }
-  arguments.push_back(key + "=" + value);
-  return arguments;
-}
-
-int spawn_workers(const ModelRun& run, const Args& args, const std::vector<int>& gpus) {
-  core::distributed::SpawnRequest request;
-  request.gpus = gpus;
-  request.arguments = {"train"};
-  request.arguments.insert(request.arguments.end(), args.begin(), args.end());
-  request.batch = static_cast<int>(run.options.get_int("batch"));
-  request.family = run.family->info.name;
-  request.family_supports_spawn = run.family->policy.supports_spawn;
-  request.launcher_example = torchrun_example(args, gpus.size());
-  if (request.batch < 0) {
-    // Autobatch before any worker exists: probe the first GPU here, hand the workers the result.
-    const auto per_gpu = core::trainer::probe_request_batch(make_train_request(run),
-                                                            torch::Device(torch::kCUDA, static_cast<torch::DeviceIndex>(gpus.front())));
-    request.batch = core::trainer::global_autobatch(per_gpu, static_cast<int>(gpus.size()),
-                                                    static_cast<int>(run.options.get_int("nbs")));
-    std::cout << "autobatch: global batch " << request.batch << " (" << request.batch / static_cast<int>(gpus.size())
+// `train device=0,1` without a launcher: probe autobatch here if asked (before any worker
+// exists), then start one worker per GPU with the user's arguments as typed; the autobatch
+// result reaches the workers as the launcher's decision (trainer/launcher_handoff.hpp).
+int spawn_workers(const core::trainer::TrainRequest& request, const Args& args, const std::vector<int>& gpus) {
+  std::optional<int> autobatch;
+  if (request.config.batch < 0) {
+    const auto per_gpu = core::trainer::probe_request_batch(
+        request, torch::Device(torch::kCUDA, static_cast<torch::DeviceIndex>(gpus.front())));
+    autobatch = core::trainer::global_autobatch(per_gpu, static_cast<int>(gpus.size()), request.config.nbs);
+    std::cout << "autobatch: global batch " << *autobatch << " (" << *autobatch / static_cast<int>(gpus.size())
               << " per GPU)\n";
-    request.arguments = with_option(request.arguments, "batch", std::to_string(request.batch));
   }
-  const auto outcome = core::distributed::spawn_training(request);
+  const auto outcome = core::distributed::spawn_training(core::trainer::make_spawn_request(request, args, gpus, autobatch));
   if (outcome.exit_code != 0) return outcome.exit_code == kExitInterrupted ? kExitInterrupted : kExitError;
   std::cout << "results in " << outcome.run_folder.string()
             << " (rank 0: weights/best.pt, weights/last.pt, results.csv); logs of ranks >= 1 in "
@@ -68,21 +45,21 @@ int spawn_workers(const ModelRun& run, const Args& args, const std::vector<int>&
 
 int run_train(const Args& args) {
   const auto run = resolve_model_run("train", args, core::config::train_options());
-  const auto ranks = core::distributed::read_rank_environment();
-  core::distributed::refuse_process_inside_worker(ranks);
-  const auto gpus = core::trainer::requested_gpus(run.options.get_text("device"));
-  const bool main_rank = !ranks || ranks->rank == 0;
+  auto request = make_train_request(run);
+  request.ranks = core::distributed::read_rank_environment();
+  core::distributed::refuse_process_inside_worker(request.ranks);
+  core::trainer::apply_launcher_decisions(request.config, request.ranks);
+  const auto gpus = core::trainer::requested_gpus(request.config.device);
+  const bool main_rank = !request.ranks || request.ranks->rank == 0;
   if (main_rank) {
     std::cout << "model " << run.family->info.name << run.size << " (" << run.family->info.display_name
               << ", " << run.family->file.filename().string() << "); options not at their default:\n";
-    print_option_summary(run.options);
+    print_option_summary(request);
     std::cout.flush();  // before the trainer's log lines on stderr
   }
   // Several GPUs and no launcher around this process: become the launcher.
-  if (!ranks && gpus.size() > 1) return spawn_workers(run, args, gpus);
+  if (!request.ranks && gpus.size() > 1) return spawn_workers(request, args, gpus);
 
-  auto request = make_train_request(run);
-  request.ranks = ranks;
   const auto outcome = core::trainer::train(request);
   if (outcome.interrupted) return kExitInterrupted;
   if (main_rank) {

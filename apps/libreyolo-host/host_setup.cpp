@@ -4,7 +4,8 @@
 #include <iostream>
 
 #include "libreyolo/core/checkpoint/checkpoint_io.hpp"
-#include "libreyolo/core/config/option_spec.hpp"
+#include "libreyolo/core/config/option_report.hpp"
+#include "libreyolo/core/config/train_option_list.hpp"
 #include "libreyolo/core/error.hpp"
 #include "libreyolo/core/log/log.hpp"
 #include "libreyolo/core/plugins/family_defaults.hpp"
@@ -22,7 +23,7 @@ bool is_checkpoint_path(const std::string& model) {
 
 void apply_verbosity(const core::config::UserOptions& user) {
   if (auto verbose = user.lookup("verbose")) {
-    core::config::OptionSpec spec{"verbose", core::config::OptionType::boolean, "false", "", {}};
+    const auto& spec = core::config::find_train_option("verbose")->spec;
     if (std::get<bool>(core::config::parse_option_value(spec, *verbose, "the command line"))) {
       core::log::set_level(core::log::Level::debug);
     }
@@ -50,28 +51,34 @@ std::filesystem::path bundled_datasets_dir() {
 
 ModelRun resolve_model_run(const std::string& command, const Args& args,
                            const core::config::OptionTable& table) {
-  ModelRun run;
-  run.user = core::config::read_user_options(args, table);
-  apply_verbosity(run.user);
-  if (!run.user.positionals.empty()) {
-    throw core::Error("unexpected argument '" + run.user.positionals.front() + "' for " + command,
+  auto user = core::config::read_user_options(args, table);
+  apply_verbosity(user);
+  if (!user.positionals.empty()) {
+    throw core::Error("unexpected argument '" + user.positionals.front() + "' for " + command,
                       "options are written key=value or --key value",
-                      "did you mean model=" + run.user.positionals.front() + "?");
+                      "did you mean model=" + user.positionals.front() + "?");
   }
-  const auto model = run.user.lookup("model");
+  const auto model = user.lookup("model");
   if (!model || model->empty()) {
     throw core::Error(command + " needs a model", "model= is not set",
                       "pass model=yolo9s (family + size) or model=path/to/weights.pt");
   }
+  return resolve_model_run(std::move(user), *model, table);
+}
+
+ModelRun resolve_model_run(core::config::UserOptions user, const std::string& model,
+                           const core::config::OptionTable& table) {
+  ModelRun run;
+  run.user = std::move(user);
   run.registry = load_families(run.user);
-  if (is_checkpoint_path(*model)) {
+  if (is_checkpoint_path(model)) {
     // A LibreYOLO .pt names its family and size in its metadata.
-    auto saved = std::make_shared<const core::checkpoint::Checkpoint>(core::checkpoint::load_checkpoint(*model));
+    auto saved = std::make_shared<const core::checkpoint::Checkpoint>(core::checkpoint::load_checkpoint(model));
     run.family = &run.registry.require(saved->metadata.model_family);
     run.size = saved->metadata.size;
-    run.weights = core::trainer::StartWeights{*model, std::move(saved)};
+    run.weights = core::trainer::StartWeights{model, std::move(saved)};
   } else {
-    const auto name = run.registry.resolve_model_name(*model);
+    const auto name = run.registry.resolve_model_name(model);
     run.family = name.family;
     run.size = name.size;
   }
@@ -82,8 +89,13 @@ ModelRun resolve_model_run(const std::string& command, const Args& args,
 }
 
 core::trainer::TrainRequest make_train_request(const ModelRun& run) {
+  return make_train_request(run, core::trainer::make_train_config(run.options));
+}
+
+core::trainer::TrainRequest make_train_request(const ModelRun& run, core::trainer::TrainConfig config) {
   core::trainer::TrainRequest request;
-  request.options = run.options;
+  request.config = std::move(config);
+  request.sources = core::config::OptionSources(run.options);
   request.family = run.family;
   request.size = run.size;
   request.weights = run.weights;
@@ -91,12 +103,11 @@ core::trainer::TrainRequest make_train_request(const ModelRun& run) {
   return request;
 }
 
-void print_option_summary(const core::config::ResolvedOptions& options) {
+void print_option_summary(const core::trainer::TrainRequest& request) {
   TablePrinter printer({"option", "value", "from"});
-  for (const auto& [name, option] : options.entries()) {
+  for (const auto& option : core::config::report_options(request.config, request.sources)) {
     if (option.source == core::config::OptionSource::global_default) continue;
-    printer.add_row({name, core::config::format_option_value(option.value),
-                     core::config::to_string(option.source)});
+    printer.add_row({option.name, option.value, core::config::to_string(option.source)});
   }
   printer.print(std::cout, "  ");
 }

@@ -25,7 +25,8 @@ core::plugins::FamilyRegistry load_families(const core::config::UserOptions& use
 namespace libreyolo::app {
 
 // A command's options fully resolved for one model: the user's options, the family they
-// name, and every option with its value and source.
+// name, and every option of the command's table with its value and source (the command's own
+// options, such as bench's steps, are read from here; train's go into a TrainConfig).
 struct ModelRun {
   core::config::UserOptions user;
   core::plugins::FamilyRegistry registry;
@@ -38,13 +39,21 @@ struct ModelRun {
 // share/libreyolo/datasets of this install (or of the source tree, for a build tree).
 std::filesystem::path bundled_datasets_dir();
 
+// Reads `args` against `table`; model= names the model.
 ModelRun resolve_model_run(const std::string& command, const Args& args,
                            const core::config::OptionTable& table);
+// The user's options, already read, resolved for `model` (a family + size or a .pt file).
+ModelRun resolve_model_run(core::config::UserOptions user, const std::string& model,
+                           const core::config::OptionTable& table);
 
-// What the trainer needs from a resolved command line.
+// What the trainer needs from a resolved command line: the options as one typed, checked
+// TrainConfig (make_train_config, here and nowhere later), where each came from, the family and
+// the starting weights.
 core::trainer::TrainRequest make_train_request(const ModelRun& run);
+// The same around a TrainConfig the caller made (profile run applies its rules first).
+core::trainer::TrainRequest make_train_request(const ModelRun& run, core::trainer::TrainConfig config);
 
 // Prints the options that differ from the built-in defaults, with where each came from.
-void print_option_summary(const core::config::ResolvedOptions& options);
+void print_option_summary(const core::trainer::TrainRequest& request);
 
 }  // namespace libreyolo::app

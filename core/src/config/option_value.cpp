@@ -55,6 +55,12 @@ std::string example_for(const OptionSpec& spec) {
               "write it like " + example_for(spec));
 }
 
+// A typed value is shown as its canonical text in the message.
+[[noreturn]] void refuse_value(const OptionSpec& spec, const OptionValue& value, const std::string& origin,
+                               const std::string& extra = {}) {
+  bad_value(spec, format_option_value(value), origin, extra);
+}
+
 }  // namespace
 
 std::string describe_type(const OptionSpec& spec) {
@@ -114,6 +120,43 @@ OptionValue parse_option_value(const OptionSpec& spec, const std::string& raw,
     }
   }
   bad_value(spec, raw, origin);
+}
+
+OptionValue check_option_value(const OptionSpec& spec, const OptionValue& value,
+                               const std::string& origin) {
+  switch (spec.type) {
+    case OptionType::boolean:
+      if (!std::holds_alternative<bool>(value)) refuse_value(spec, value, origin);
+      return value;
+    case OptionType::integer:
+      if (!std::holds_alternative<long long>(value)) refuse_value(spec, value, origin);
+      return value;
+    case OptionType::number: {
+      // A whole-number recipe value for a number option is still that number.
+      if (const auto* n = std::get_if<long long>(&value)) return static_cast<double>(*n);
+      const auto* x = std::get_if<double>(&value);
+      if (!x || !std::isfinite(*x)) refuse_value(spec, value, origin);
+      return value;
+    }
+    case OptionType::text:
+      if (!std::holds_alternative<std::string>(value)) refuse_value(spec, value, origin);
+      return value;
+    case OptionType::choice: {
+      if (const auto* text = std::get_if<std::string>(&value)) {
+        for (const auto& choice : spec.choices) {
+          if (lower(choice) == lower(*text)) return choice;
+        }
+      }
+      refuse_value(spec, value, origin);
+    }
+    case OptionType::range: {
+      const auto* range = std::get_if<sdk::Range>(&value);
+      if (!range || !std::isfinite(range->low) || !std::isfinite(range->high)) refuse_value(spec, value, origin);
+      if (range->low > range->high) refuse_value(spec, value, origin, ", but low > high");
+      return value;
+    }
+  }
+  refuse_value(spec, value, origin);
 }
 
 std::string format_option_value(const OptionValue& value) {

@@ -14,12 +14,21 @@ const char* to_string(OptionSource source) {
   return "?";
 }
 
-void OptionLayers::set(OptionSource source, const std::string& origin,
-                       const std::vector<std::pair<std::string, std::string>>& values) {
+void OptionLayers::set_text(OptionSource source, const std::string& origin,
+                            const std::vector<std::pair<std::string, std::string>>& values) {
   Layer layer{origin, {}};
   for (const auto& [key, text] : values) {
     const auto& spec = table_.require(key, origin);
     layer.values[spec.name] = parse_option_value(spec, text, origin);
+  }
+  layers_[source] = std::move(layer);
+}
+
+void OptionLayers::set_values(OptionSource source, const std::string& origin, const NamedValues& values) {
+  Layer layer{origin, {}};
+  for (const auto& [key, value] : values) {
+    const auto& spec = table_.require(key, origin);
+    layer.values[spec.name] = check_option_value(spec, value, origin);
   }
   layers_[source] = std::move(layer);
 }

@@ -1,104 +1,146 @@
-// The option tables of the commands. Global defaults follow LibreYOLO's TrainConfig so that
-// a LibreYOLO user's muscle memory carries over; families override them with their recipe.
-// docs/cli.md documents the same list: keep them in step.
+// Every option of every command, declared once: name, type, default, help, the valid range
+// and, for train's options, the TrainConfig member it fills. The command tables below, `help`,
+// docs/cli.md (tests/unit/config/test_cli_doc.cpp keeps it in step), TrainConfig's defaults and
+// make_train_config all come from this file; nothing else spells a default or a help line.
+// Global defaults follow LibreYOLO's TrainConfig so that a LibreYOLO user's muscle memory
+// carries over; families override them with their recipe.
 
 #include "libreyolo/core/config/option_table.hpp"
+#include "libreyolo/core/config/train_option_list.hpp"
+#include "option_checks.hpp"
 
 namespace libreyolo::core::config {
 namespace {
 
 using T = OptionType;
+using C = trainer::TrainConfig;
+using namespace checks;
+constexpr bool kVal = true;  // also a `val` option
+constexpr long long kMany = 1 << 20;
 
-OptionSpec opt(std::string name, OptionType type, std::string default_value, std::string help,
-               std::vector<std::string> choices = {}) {
-  return OptionSpec{std::move(name), type, std::move(default_value), std::move(help),
-                    std::move(choices)};
+std::vector<TrainOption> declare_train_options() {
+  return {
+      // Shared with val: what every command that loads a model and data understands.
+      {{"model", T::text, "", "family + size (yolo9s, yolox-s) or a LibreYOLO .pt file"}, &C::model, {}, kVal},
+      {{"data", T::text, "", "data.yaml path or a dataset name (coco128)"}, &C::data,
+       required("train needs a dataset", "data= is not set",
+                "pass data=path/to/data.yaml or a dataset name such as data=coco128"), kVal},
+      {{"imgsz", T::integer, "640", "input size in pixels (square); families may default per size"}, &C::imgsz,
+       both(integer_from(32, 8192), multiple_of(32, "a multiple of 32 (the network stride)")), kVal},
+      {{"batch", T::integer, "16", "global batch size (split across GPUs); -1 = autobatch"}, &C::batch,
+       both(integer_from(-1, kMany), not_zero("a positive batch, or -1 for autobatch")), kVal},
+      {{"device", T::text, "auto", "auto, cpu, 0, cuda:0, or a GPU list 0,1 / [0, 1]"}, &C::device, {}, kVal},
+      {{"workers", T::integer, "4", "data loader threads"}, &C::workers, integer_from(0, 1024), kVal},
+      {{"cache", T::choice, "false", "keep decoded images in ram or on disk", {"false", "ram", "disk"}}, &C::cache, {}, kVal},
+      {{"amp", T::boolean, "true", "mixed precision (family default)"}, &C::amp, {}, kVal},
+      {{"amp_dtype", T::choice, "float16", "autocast dtype", {"float16", "bfloat16"}}, &C::amp_dtype, {}, kVal},
+      {{"project", T::text, "runs/train", "parent folder of run folders"}, &C::project, {}, kVal},
+      {{"name", T::text, "exp", "run folder name (exp, exp2, ... unless exist_ok)"}, &C::name, {}, kVal},
+      {{"exist_ok", T::boolean, "false", "reuse an existing run folder"}, &C::exist_ok, {}, kVal},
+      {{"seed", T::integer, "0", "random seed (data order, augmentation, initialisation)"}, &C::seed, {}, kVal},
+      {{"verbose", T::boolean, "false", "debug-level console logging"}, &C::verbose, {}, kVal},
+      {{"cfg", T::text, "", "YAML file of option defaults (command line wins)"}, &C::cfg, {}, kVal},
+      {{"plugin_dir", T::text, "", "extra folder to search for family plugins"}, &C::plugin_dir, {}, kVal},
+      // Training only.
+      {{"epochs", T::integer, "300", "training epochs"}, &C::epochs, integer_from(1, kMany)},
+      {{"optimizer", T::choice, "sgd", "optimizer", {"sgd", "adamw"}}, &C::optimizer},
+      {{"lr0", T::number, "0.01", "initial learning rate"}, &C::lr0, number_from(0, 10)},
+      {{"momentum", T::number, "0.937", "SGD momentum / AdamW beta1"}, &C::momentum, number_from(0, 1)},
+      {{"weight_decay", T::number, "0.0005", "weight decay (not on BatchNorm or biases)"}, &C::weight_decay, number_from(0, 1)},
+      {{"nesterov", T::boolean, "true", "Nesterov momentum for SGD"}, &C::nesterov},
+      {{"scheduler", T::choice, "yoloxwarmcos", "learning-rate schedule", {"yoloxwarmcos", "linear", "cosine", "flatcosine"}},
+       &C::scheduler},
+      {{"warmup_epochs", T::integer, "5", "warm-up epochs"}, &C::warmup_epochs, integer_from(0, kMany)},
+      {{"warmup_lr_start", T::number, "0", "learning rate at the start of warm-up"}, &C::warmup_lr_start, number_from(0, 10)},
+      {{"no_aug_epochs", T::integer, "15", "final epochs without mosaic/mixup"}, &C::no_aug_epochs, integer_from(0, kMany)},
+      {{"min_lr_ratio", T::number, "0.05", "final learning rate as a fraction of lr0"}, &C::min_lr_ratio, number_from(0, 1)},
+      {{"mosaic_prob", T::number, "1.0", "probability of a mosaic sample"}, &C::mosaic_prob, probability()},
+      {{"mixup_prob", T::number, "1.0", "probability of mixup on a mosaic sample"}, &C::mixup_prob, probability()},
+      {{"hsv_prob", T::number, "1.0", "probability of HSV jitter"}, &C::hsv_prob, probability()},
+      {{"flip_prob", T::number, "0.5", "probability of a horizontal flip"}, &C::flip_prob, probability()},
+      {{"degrees", T::number, "10.0", "random rotation range in degrees"}, &C::degrees, number_from(0, 180)},
+      {{"translate", T::number, "0.1", "random translation as a fraction of the size"}, &C::translate, number_from(0, 1)},
+      {{"mosaic_scale", T::range, "0.1,2.0", "random scale range of the mosaic affine"}, &C::mosaic_scale, positive_scales()},
+      {{"mixup_scale", T::range, "0.5,1.5", "random scale range of the mixup image"}, &C::mixup_scale, positive_scales()},
+      {{"shear", T::number, "2.0", "random shear range in degrees"}, &C::shear, number_from(0, 90)},
+      {{"ema", T::boolean, "true", "keep an exponential moving average of the weights"}, &C::ema},
+      {{"ema_decay", T::number, "0.9998", "EMA decay (ramped up over the first steps)"}, &C::ema_decay, number_from(0, 1)},
+      {{"nbs", T::integer, "0", "nominal batch for gradient accumulation; 0 = off"}, &C::nbs, integer_from(0, kMany)},
+      {{"clip_grad", T::number, "0", "max gradient norm; 0 = no clipping"}, &C::clip_grad, number_from(0, 1e6)},
+      {{"multi_scale", T::boolean, "false", "random input size per batch"}, &C::multi_scale},
+      {{"cuda_graph", T::boolean, "false", "capture the network into a CUDA graph"}, &C::cuda_graph},
+      {{"profile", T::boolean, "false", "profile a window of steps and print a verdict"}, &C::profile},
+      {{"profile_skip", T::integer, "5", "profile=true: steps discarded before the window"}, &C::profile_skip,
+       integer_from(0, kMany)},
+      // Two halves: unsynchronised, synchronised.
+      {{"profile_steps", T::integer, "20", "profile=true: steps measured (half unsynchronised, half synchronised)"},
+       &C::profile_steps, integer_from(2, 100000)},
+      {{"sync_bn", T::boolean, "false", "synchronized BatchNorm under multi-GPU (family default)"}, &C::sync_bn},
+      {{"ddp_timeout", T::integer, "10800", "multi-GPU: seconds a collective may wait for the other ranks before the run fails"},
+       &C::ddp_timeout, at_least(1, "at least 1 second")},
+      {{"save_period", T::integer, "10", "save a checkpoint every N epochs; 0 = only last/best"}, &C::save_period,
+       integer_from(0, kMany)},
+      {{"eval_interval", T::integer, "10", "validate every N epochs (and at the end)"}, &C::eval_interval,
+       integer_from(1, kMany)},
+      {{"patience", T::integer, "50", "stop after N epochs without improvement; 0 = never"}, &C::patience,
+       integer_from(0, kMany)},
+      {{"resume", T::boolean, "false", "continue the run in name= from weights/last.pt"}, &C::resume},
+      {{"log_interval", T::integer, "10", "read and print loss components every N steps"}, &C::log_interval,
+       integer_from(1, kMany)},
+  };
 }
 
-// Options every command that loads a model and data understands.
-void add_common(OptionTable& table, const std::string& project) {
-  table.add(opt("model", T::text, "", "family + size (yolo9s, yolox-s) or a LibreYOLO .pt file"))
-      .add(opt("data", T::text, "", "data.yaml path or a dataset name (coco128)"))
-      .add(opt("imgsz", T::integer, "640", "input size in pixels (square); families may default per size"))
-      .add(opt("batch", T::integer, "16", "global batch size (split across GPUs); -1 = autobatch"))
-      .add(opt("device", T::text, "auto", "auto, cpu, 0, cuda:0, or a GPU list 0,1 / [0, 1]"))
-      .add(opt("workers", T::integer, "4", "data loader threads"))
-      .add(opt("cache", T::choice, "false", "keep decoded images in ram or on disk", {"false", "ram", "disk"}))
-      .add(opt("amp", T::boolean, "true", "mixed precision (family default)"))
-      .add(opt("amp_dtype", T::choice, "float16", "autocast dtype", {"float16", "bfloat16"}))
-      .add(opt("project", T::text, project, "parent folder of run folders"))
-      .add(opt("name", T::text, "exp", "run folder name (exp, exp2, ... unless exist_ok)"))
-      .add(opt("exist_ok", T::boolean, "false", "reuse an existing run folder"))
-      .add(opt("seed", T::integer, "0", "random seed (data order, augmentation, initialisation)"))
-      .add(opt("verbose", T::boolean, "false", "debug-level console logging"))
-      .add(opt("cfg", T::text, "", "YAML file of option defaults (command line wins)"))
-      .add(opt("plugin_dir", T::text, "", "extra folder to search for family plugins"));
+// val writes its run folders elsewhere; every other shared option keeps train's default.
+const OptionSpec kValProject{"project", T::text, "runs/val", "parent folder of run folders"};
+
+std::vector<OptionSpec> val_own_options() {
+  return {{"conf", T::number, "0.001", "confidence threshold before NMS"},
+          {"iou", T::number, "0.6", "NMS IoU threshold"},
+          {"max_det", T::integer, "300", "detections kept per image"},
+          {"split", T::choice, "val", "dataset split to evaluate", {"val", "test", "train"}}};
+}
+
+std::vector<OptionSpec> bench_own_options() {
+  return {{"steps", T::integer, "100", "batches (bench data) or steps (bench step, bench capture) to time"},
+          {"warmup", T::integer, "10", "batches or steps run before timing starts"},
+          {"json", T::text, "", "write the result as JSON to this file"}};
+}
+
+std::vector<OptionSpec> profile_run_own_options() {
+  return {{"weights", T::text, "", "LibreYOLO .pt to start from (names its family and size)"},
+          {"size", T::text, "", "model size, with --model FAMILY"},
+          {"repeat", T::integer, "1", "measure N windows: prof_1..prof_N and profile_repeat.json"}};
+}
+
+OptionTable with(OptionTable table, const std::vector<OptionSpec>& own) {
+  for (const auto& spec : own) table.add(spec);
+  return table;
 }
 
 }  // namespace
 
+const std::vector<TrainOption>& train_option_list() {
+  static const std::vector<TrainOption> list = declare_train_options();
+  return list;
+}
+
 OptionTable train_options() {
   OptionTable table;
-  add_common(table, "runs/train");
-  table
-      .add(opt("epochs", T::integer, "300", "training epochs"))
-      .add(opt("optimizer", T::choice, "sgd", "optimizer", {"sgd", "adamw"}))
-      .add(opt("lr0", T::number, "0.01", "initial learning rate"))
-      .add(opt("momentum", T::number, "0.937", "SGD momentum / AdamW beta1"))
-      .add(opt("weight_decay", T::number, "0.0005", "weight decay (not on BatchNorm or biases)"))
-      .add(opt("nesterov", T::boolean, "true", "Nesterov momentum for SGD"))
-      .add(opt("scheduler", T::choice, "yoloxwarmcos", "learning-rate schedule",
-               {"yoloxwarmcos", "linear", "cosine", "flatcosine"}))
-      .add(opt("warmup_epochs", T::integer, "5", "warm-up epochs"))
-      .add(opt("warmup_lr_start", T::number, "0", "learning rate at the start of warm-up"))
-      .add(opt("no_aug_epochs", T::integer, "15", "final epochs without mosaic/mixup"))
-      .add(opt("min_lr_ratio", T::number, "0.05", "final learning rate as a fraction of lr0"))
-      .add(opt("mosaic_prob", T::number, "1.0", "probability of a mosaic sample"))
-      .add(opt("mixup_prob", T::number, "1.0", "probability of mixup on a mosaic sample"))
-      .add(opt("hsv_prob", T::number, "1.0", "probability of HSV jitter"))
-      .add(opt("flip_prob", T::number, "0.5", "probability of a horizontal flip"))
-      .add(opt("degrees", T::number, "10.0", "random rotation range in degrees"))
-      .add(opt("translate", T::number, "0.1", "random translation as a fraction of the size"))
-      .add(opt("mosaic_scale", T::range, "0.1,2.0", "random scale range of the mosaic affine"))
-      .add(opt("mixup_scale", T::range, "0.5,1.5", "random scale range of the mixup image"))
-      .add(opt("shear", T::number, "2.0", "random shear range in degrees"))
-      .add(opt("ema", T::boolean, "true", "keep an exponential moving average of the weights"))
-      .add(opt("ema_decay", T::number, "0.9998", "EMA decay (ramped up over the first steps)"))
-      .add(opt("nbs", T::integer, "0", "nominal batch for gradient accumulation; 0 = off"))
-      .add(opt("clip_grad", T::number, "0", "max gradient norm; 0 = no clipping"))
-      .add(opt("multi_scale", T::boolean, "false", "random input size per batch"))
-      .add(opt("cuda_graph", T::boolean, "false", "capture the network into a CUDA graph"))
-      .add(opt("profile", T::boolean, "false", "profile a window of steps and print a verdict"))
-      .add(opt("profile_skip", T::integer, "5", "profile=true: steps discarded before the window"))
-      .add(opt("profile_steps", T::integer, "20", "profile=true: steps measured (half unsynchronised, half synchronised)"))
-      .add(opt("sync_bn", T::boolean, "false", "synchronized BatchNorm under multi-GPU (family default)"))
-      .add(opt("ddp_timeout", T::integer, "10800", "multi-GPU: seconds a collective may wait for the other ranks before the run fails"))
-      .add(opt("save_period", T::integer, "10", "save a checkpoint every N epochs; 0 = only last/best"))
-      .add(opt("eval_interval", T::integer, "10", "validate every N epochs (and at the end)"))
-      .add(opt("patience", T::integer, "50", "stop after N epochs without improvement; 0 = never"))
-      .add(opt("resume", T::boolean, "false", "continue the run in name= from weights/last.pt"))
-      .add(opt("log_interval", T::integer, "10", "read and print loss components every N steps"))
-      .add_alias("scale", "mosaic_scale")
-      .add_alias("lr", "lr0");
+  for (const auto& option : train_option_list()) table.add(option.spec);
+  table.add_alias("scale", "mosaic_scale").add_alias("lr", "lr0");
   return table;
 }
 
-OptionTable bench_options() {
-  OptionTable table = train_options();
-  table.add(opt("steps", T::integer, "100", "batches (bench data) or steps (bench step, bench capture) to time"))
-      .add(opt("warmup", T::integer, "10", "batches or steps run before timing starts"))
-      .add(opt("json", T::text, "", "write the result as JSON to this file"));
-  return table;
-}
+OptionTable bench_options() { return with(train_options(), bench_own_options()); }
+
+OptionTable profile_run_options() { return with(train_options(), profile_run_own_options()); }
 
 OptionTable val_options() {
   OptionTable table;
-  add_common(table, "runs/val");
-  table.add(opt("conf", T::number, "0.001", "confidence threshold before NMS"))
-      .add(opt("iou", T::number, "0.6", "NMS IoU threshold"))
-      .add(opt("max_det", T::integer, "300", "detections kept per image"))
-      .add(opt("split", T::choice, "val", "dataset split to evaluate", {"val", "test", "train"}));
-  return table;
+  for (const auto& option : train_option_list()) {
+    if (option.shared_with_val) table.add(option.spec.name == kValProject.name ? kValProject : option.spec);
+  }
+  return with(std::move(table), val_own_options());
 }
 
 }  // namespace libreyolo::core::config

@@ -24,18 +24,17 @@ UserOptions read_user_options(const std::vector<std::string>& args, const Option
   }
   // Validate the command line's values now, so a typo fails before any plugin loads.
   OptionLayers check(table);
-  check.set(OptionSource::cfg_file, "cfg file " + user.cfg_path, user.cfg_file);
-  check.set(OptionSource::command_line, "the command line", user.command_line);
+  check.set_text(OptionSource::cfg_file, "cfg file " + user.cfg_path, user.cfg_file);
+  check.set_text(OptionSource::command_line, "the command line", user.command_line);
   return user;
 }
 
 ResolvedOptions resolve_options(const OptionTable& table, const UserOptions& user,
-                                const std::string& family_origin,
-                                const std::vector<std::pair<std::string, std::string>>& family) {
+                                const std::string& family_origin, const NamedValues& family) {
   OptionLayers layers(table);
-  layers.set(OptionSource::family, family_origin, family);
-  layers.set(OptionSource::cfg_file, "cfg file " + user.cfg_path, user.cfg_file);
-  layers.set(OptionSource::command_line, "the command line", user.command_line);
+  layers.set_values(OptionSource::family, family_origin, family);
+  layers.set_text(OptionSource::cfg_file, "cfg file " + user.cfg_path, user.cfg_file);
+  layers.set_text(OptionSource::command_line, "the command line", user.command_line);
   return layers.resolve();
 }
 

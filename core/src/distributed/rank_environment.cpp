@@ -100,6 +100,7 @@ std::optional<RankEnvironment> read_rank_environment(
   read_master(vars, env);
   env.spawned_by_host = read_spawned_flag(vars);
   env.worker_device = vars.number(kWorkerDeviceVariable, 0, 1 << 16, "a CUDA index is 0 or more");
+  env.launcher_autobatch = vars.number(kLauncherAutobatchVariable, 1, 1 << 20, "a global batch is at least 1");
   return env;
 }
 

@@ -24,6 +24,11 @@ std::string read_text(const std::filesystem::path& file) {
 
 }  // namespace
 
+std::vector<std::pair<std::string, std::string>> worker_decisions(const SpawnRequest& request) {
+  if (!request.autobatched) return {};
+  return {{kLauncherAutobatchVariable, std::to_string(request.batch)}};
+}
+
 void refuse_process_inside_worker(const std::optional<RankEnvironment>& env) {
   if (!env || !env->spawned_by_host) return;
   const char* launcher = std::getenv(kLauncherPidVariable);
@@ -48,6 +53,9 @@ SpawnOutcome spawn_training(const SpawnRequest& request) {
   std::filesystem::remove(run_file);
   ::setenv(kRunFolderFileVariable, run_file.c_str(), 1);  // inherited by the workers
   ::setenv(kLauncherPidVariable, std::to_string(::getpid()).c_str(), 1);
+  ::unsetenv(kLauncherAutobatchVariable);  // only this launch's decisions reach its workers
+  const auto decisions = worker_decisions(request);
+  for (const auto& [name, value] : decisions) ::setenv(name.c_str(), value.c_str(), 1);
 
   WorkerPlan plan;
   plan.executable = this_executable();
@@ -57,6 +65,7 @@ SpawnOutcome spawn_training(const SpawnRequest& request) {
   const auto launched = launch_workers(plan);
   ::unsetenv(kRunFolderFileVariable);
   ::unsetenv(kLauncherPidVariable);
+  for (const auto& decision : decisions) ::unsetenv(decision.first.c_str());
 
   SpawnOutcome outcome;
   outcome.exit_code = launched.exit_code;

@@ -1,6 +1,6 @@
 #include "libreyolo/core/plugins/family_defaults.hpp"
 
-#include "libreyolo/core/config/option_spec.hpp"
+#include <type_traits>
 
 namespace libreyolo::core::plugins {
 namespace {
@@ -36,11 +36,11 @@ void put_augmentation_defaults(const sdk::Recipe& recipe, Put&& put) {
 
 }  // namespace
 
-std::vector<std::pair<std::string, std::string>> family_option_defaults(
-    const LoadedFamily& family, const std::string& size, const config::OptionTable& table) {
-  std::vector<std::pair<std::string, std::string>> values;
-  auto put = [&](const std::string& key, const config::OptionValue& value) {
-    if (table.find(key)) values.emplace_back(key, config::format_option_value(value));
+config::NamedValues family_option_defaults(const LoadedFamily& family, const std::string& size,
+                                           const config::OptionTable& table) {
+  config::NamedValues values;
+  auto put = [&](const std::string& key, config::OptionValue value) {
+    if (table.find(key)) values.emplace_back(key, std::move(value));
   };
   put("amp", family.policy.amp);
   put("sync_bn", family.policy.sync_bn);
@@ -53,7 +53,7 @@ std::vector<std::pair<std::string, std::string>> family_option_defaults(
         [&](const auto& x) {
           using X = std::decay_t<decltype(x)>;
           if constexpr (std::is_same_v<X, int>) {
-            put(key, static_cast<long long>(x));
+            put(key, static_cast<long long>(x));  // the options' integer type
           } else {
             put(key, x);
           }

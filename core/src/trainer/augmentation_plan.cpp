@@ -24,11 +24,10 @@ AugmentationPlan plan_augmentation(const sdk::Recipe& recipe, int imgsz, const d
   return plan;
 }
 
-data::AugmentOverrides augment_overrides(const TrainConfig& c, const config::ResolvedOptions& options) {
+data::AugmentOverrides augment_overrides(const TrainConfig& c) {
   data::AugmentOverrides o;
   auto take = [&](const char* name, auto value, auto& field) {
-    const auto source = options.at(name).source;
-    if (source == config::OptionSource::cfg_file || source == config::OptionSource::command_line) field = value;
+    if (c.user_set.count(name)) field = value;
   };
   take("mosaic_prob", c.mosaic_prob, o.mosaic_prob);
   take("mixup_prob", c.mixup_prob, o.mixup_prob);

@@ -120,7 +120,7 @@ int probe_device_batch(sdk::Detector& model, const sdk::InputFormat& input, int 
 }
 
 int probe_request_batch(const TrainRequest& request, const torch::Device& device) {
-  const auto config = make_train_config(request.options);
+  const auto& config = request.config;
   const auto dataset = data::load_dataset(config.data, request.bundled_datasets);
   auto model = request.family->family->create_detector({request.size, dataset.nc(), config.imgsz});
   model->to(device);

@@ -157,7 +157,7 @@ double max_relative_difference(const std::vector<torch::Tensor>& a, const std::v
 
 StepBenchmark benchmark_step(const TrainRequest& request, int warmup, int steps) {
   PreparedBench bench;
-  prepare(bench, request, make_train_config(request.options).cuda_graph);
+  prepare(bench, request, request.config.cuda_graph);
   return run_steps(bench.session, *bench.batch, warmup, steps);
 }
 

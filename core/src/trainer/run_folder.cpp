@@ -47,12 +47,11 @@ RunFolder existing_run_folder(const fs::path& project, const std::string& name) 
   return {root, root / "weights"};
 }
 
-void write_args_yaml(const fs::path& file, const config::ResolvedOptions& options) {
+void write_args_yaml(const fs::path& file, const std::vector<config::ReportedOption>& options) {
   YAML::Emitter out;
   out << YAML::BeginMap;
-  for (const auto& [name, option] : options.entries()) {
-    if (!option.is_set) continue;
-    out << YAML::Key << name << YAML::Value << config::format_option_value(option.value);
+  for (const auto& option : options) {
+    out << YAML::Key << option.name << YAML::Value << option.value;
     if (option.source != config::OptionSource::global_default) {
       out << YAML::Comment(std::string("from ") + config::to_string(option.source));
     }

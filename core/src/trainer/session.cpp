@@ -190,7 +190,7 @@ void load_data(Session& s, const TrainRequest& request) {
 
 // The recipe's augmentation pipelines with the user's overrides, and the multi-scale sizes.
 void prepare_augmentation(Session& s) {
-  s.augmentation = plan_augmentation(s.recipe, s.config.imgsz, augment_overrides(s.config, s.options));
+  s.augmentation = plan_augmentation(s.recipe, s.config.imgsz, augment_overrides(s.config));
   s.multi_scale = s.config.multi_scale;
   s.multi_scale_sizes = s.recipe.multi_scale_sizes.sizes;
   s.multi_scale_resize = s.recipe.multi_scale_sizes.resize;
@@ -266,8 +266,8 @@ std::unique_ptr<capture::CaptureManager> make_capture_manager(const Session& s, 
 }
 
 void prepare_session(Session& s, const TrainRequest& request) {
-  s.config = make_train_config(request.options);
-  s.options = request.options;
+  s.config = request.config;
+  s.options = config::report_options(request.config, request.sources);
   s.family = request.family;
   s.size = request.size;
   s.recipe = s.family->family->recipe(s.size);

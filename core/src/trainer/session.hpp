@@ -48,7 +48,8 @@ struct Session {
   std::unique_ptr<distributed::GradientSynchronizer> gradient_sync;
   bool main_rank() const { return rank == 0; }
 
-  config::ResolvedOptions options;  // as resolved, for args.yaml and checkpoints
+  // The options as the command line resolved them (batch=-1 before autobatch), for checkpoints.
+  std::vector<config::ReportedOption> options;
   const plugins::LoadedFamily* family = nullptr;
   std::string size;
   sdk::Recipe recipe;  // the family's for this size: pipelines, schedule, groups

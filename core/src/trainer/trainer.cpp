@@ -23,7 +23,7 @@ void establish_run_folder(Session& s, const TrainRequest& request) {
   const auto& c = s.config;
   if (s.main_rank()) {
     s.run = c.resume ? existing_run_folder(c.project, c.name) : create_run_folder(c.project, c.name, c.exist_ok);
-    if (!c.resume) write_args_yaml(s.run.root / "args.yaml", request.options);
+    if (!c.resume) write_args_yaml(s.run.root / "args.yaml", config::report_options(request.config, request.sources));
     if (const char* file = std::getenv(distributed::kRunFolderFileVariable); file && *file) {
       std::ofstream(file) << s.run.root.string();  // tells the launcher where rank 0's results are
     }
@@ -37,7 +37,7 @@ void establish_run_folder(Session& s, const TrainRequest& request) {
 // Everything before the first epoch: ranks joined, run folder, train.log, the session's
 // objects, and on resume the state of weights/last.pt.
 void begin_run(Session& s, const TrainRequest& request) {
-  s.config = make_train_config(request.options);
+  s.config = request.config;
   join_ranks(s, request);
   std::optional<checkpoint::Checkpoint> resume_from;
   establish_run_folder(s, request);

@@ -8,7 +8,6 @@
 
 #include "libreyolo/core/checkpoint/checkpoint_io.hpp"
 #include "libreyolo/core/checkpoint/state_dict.hpp"
-#include "libreyolo/core/config/option_spec.hpp"
 #include "libreyolo/core/error.hpp"
 #include "libreyolo/core/log/log.hpp"
 
@@ -105,9 +104,7 @@ void save_checkpoint_file(const Session& s, const std::filesystem::path& file, i
     std::lock_guard<std::mutex> lock(generator.mutex());
     train.rng.cpu_state = generator.get_state();
   }
-  for (const auto& [name, option] : s.options.entries()) {
-    if (option.is_set) train.options[name] = config::format_option_value(option.value);
-  }
+  for (const auto& option : s.options) train.options[option.name] = option.value;
   out.train = std::move(train);
   try {
     checkpoint::save_checkpoint(file, out);

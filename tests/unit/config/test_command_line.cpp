@@ -113,7 +113,7 @@ TEST_CASE("precedence: command line > cfg file > family recipe > global default"
   const auto user = read_user_options({"cfg=" + cfg.string(), "epochs=3"}, table);
   CHECK(user.lookup("model") == std::optional<std::string>("yolo9s"));
   const auto options = resolve_options(table, user, "test family",
-                                       {{"epochs", "100"}, {"lr0", "0.02"}, {"momentum", "0.9"}});
+                                       {{"epochs", 100LL}, {"lr0", 0.02}, {"momentum", 0.9}});
   CHECK(options.get_int("epochs") == 3);                 // command line beats cfg and family
   CHECK(options.at("epochs").source == OptionSource::command_line);
   CHECK(options.get_double("lr0") == doctest::Approx(0.005));  // cfg beats family

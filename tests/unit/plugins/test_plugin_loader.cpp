@@ -111,7 +111,7 @@ TEST_CASE("a family's policy and recipe become the family option layer") {
   const auto values = family_option_defaults(family, "s", table);
   auto value = [&](const std::string& key) -> std::string {
     auto it = std::find_if(values.begin(), values.end(), [&](const auto& kv) { return kv.first == key; });
-    return it == values.end() ? "(unset)" : it->second;
+    return it == values.end() ? "(unset)" : config::format_option_value(it->second);
   };
   CHECK(value("amp") == "false");
   CHECK(value("sync_bn") == "false");

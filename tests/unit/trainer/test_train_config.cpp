@@ -11,7 +11,7 @@ namespace {
 trainer::TrainConfig config_from(const std::vector<std::string>& args) {
   const auto table = config::train_options();
   return trainer::make_train_config(
-      config::resolve_options(table, config::read_user_options(args, table), "test family", {{"momentum", "0.9"}}));
+      config::resolve_options(table, config::read_user_options(args, table), "test family", {{"momentum", 0.9}}));
 }
 }  // namespace
 

@@ -62,7 +62,7 @@ TEST_CASE("yolox plugin: input format, policy and LibreYOLO's YOLOXConfig recipe
 
   std::map<std::string, std::string> defaults;
   for (const auto& [key, value] : core::plugins::family_option_defaults(family, "s", core::config::train_options()))
-    defaults[key] = value;
+    defaults[key] = core::config::format_option_value(value);
   const std::map<std::string, std::string> expected = {
       {"optimizer", "sgd"},          {"lr0", "0.01"},          {"momentum", "0.9"},
       {"weight_decay", "5e-04"},     {"nesterov", "true"},     {"scheduler", "yoloxwarmcos"},
@@ -87,8 +87,10 @@ TEST_CASE("yolox plugin: two CPU epochs on coco16 through the trainer, L1 on in 
        "device=cpu", "workers=1", "project=" + temp.path().string(), "name=run", "eval_interval=1"},
       table);
   core::trainer::TrainRequest request;
-  request.options = core::config::resolve_options(table, user, "family yolox's recipe",
-                                                  core::plugins::family_option_defaults(family, "n", table));
+  const auto options = core::config::resolve_options(table, user, "family yolox's recipe",
+                                                     core::plugins::family_option_defaults(family, "n", table));
+  request.config = core::trainer::make_train_config(options);
+  request.sources = core::config::OptionSources(options);
   request.family = &family;
   request.size = "n";
   const auto outcome = [&] {

@@ -1,6 +1,8 @@
 #include <torch/torch.h>
 
 #include "hooks.hpp"
+#include "libreyolo/core/config/train_option_list.hpp"
+#include "libreyolo/core/error.hpp"
 #include "libreyolo/core/log/log.hpp"
 #include "libreyolo/core/trainer/epoch_schedule.hpp"
 
@@ -29,12 +31,22 @@ class SessionTarget : public ScheduleTarget {
   Session& s_;
 };
 
+// A from-end point's count, e.g. no_aug_epochs, as the run resolved it.
+long long integer_option(const TrainConfig& c, const std::string& name) {
+  const auto* option = config::find_train_option(name);
+  const auto value = option ? config::read_field(c, option->field) : config::OptionValue{};
+  if (const auto* integer = std::get_if<long long>(&value)) return *integer;
+  throw Error("the recipe's epoch schedule counts epochs with option '" + name + "'",
+              option ? "it is not an integer option" : "there is no such option",
+              "fix the family's recipe (e.g. EpochPoint::from_end_option(\"no_aug_epochs\"))");
+}
+
 class EpochScheduleHook : public TrainHook {
  public:
   void before_train(TrainLoop& loop) override {
     const Session& s = loop.session;
     schedule_ = std::make_unique<EpochSchedule>(s.recipe.schedule, s.config.epochs, [&s](const std::string& option) {
-      return s.options.get_int(option);
+      return integer_option(s.config, option);
     });
   }
 

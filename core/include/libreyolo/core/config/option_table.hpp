@@ -34,9 +34,10 @@ class OptionTable {
 std::optional<std::string> closest_match(const std::string& word,
                                          const std::vector<std::string>& candidates);
 
-// Options shared by the commands (train, val, profile, bench) and the tables per command.
+// The tables per command, built from the one option list (train_options.cpp).
 OptionTable train_options();
-OptionTable val_options();
-OptionTable bench_options();  // train options + steps, warmup, json
+OptionTable val_options();          // train's model, data, device, ... (project=runs/val) + conf, iou, max_det, split
+OptionTable bench_options();        // train options + steps, warmup, json
+OptionTable profile_run_options();  // train options + weights, size, repeat
 
 }  // namespace libreyolo::core::config

@@ -45,9 +45,13 @@ class OptionLayers {
  public:
   explicit OptionLayers(OptionTable table) : table_(std::move(table)) {}
 
-  // Values as text, validated against the table. `origin` names the layer in error messages.
-  void set(OptionSource source, const std::string& origin,
-           const std::vector<std::pair<std::string, std::string>>& values);
+  // Values as text (the command line, a cfg file), parsed and validated against the table.
+  // `origin` names the layer in error messages.
+  void set_text(OptionSource source, const std::string& origin,
+                const std::vector<std::pair<std::string, std::string>>& values);
+  // Values that are already typed (a family's policy and recipe): checked against the table
+  // (check_option_value), never turned into text and parsed back.
+  void set_values(OptionSource source, const std::string& origin, const NamedValues& values);
 
   ResolvedOptions resolve() const;
   const OptionTable& table() const { return table_; }

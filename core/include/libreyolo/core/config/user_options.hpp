@@ -25,9 +25,9 @@ struct UserOptions {
 
 UserOptions read_user_options(const std::vector<std::string>& args, const OptionTable& table);
 
-// Applies the precedence global default < family < cfg file < command line.
+// Applies the precedence global default < family < cfg file < command line. The family layer
+// is typed (plugins::family_option_defaults): its values are checked, not parsed.
 ResolvedOptions resolve_options(const OptionTable& table, const UserOptions& user,
-                                const std::string& family_origin,
-                                const std::vector<std::pair<std::string, std::string>>& family);
+                                const std::string& family_origin, const NamedValues& family);
 
 }  // namespace libreyolo::core::config

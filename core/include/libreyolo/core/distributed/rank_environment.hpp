@@ -1,7 +1,7 @@
 #pragma once
 // Where this process stands in a distributed run, as its launcher described it: torchrun's
-// variables (RANK, LOCAL_RANK, WORLD_SIZE, MASTER_ADDR, MASTER_PORT) plus the two the host's
-// own launcher adds (launch_workers in worker_launcher.hpp). No LibTorch here: the launcher
+// variables (RANK, LOCAL_RANK, WORLD_SIZE, MASTER_ADDR, MASTER_PORT) plus the ones the host's
+// own launcher adds (launch_workers in worker_launcher.hpp, spawn_training.hpp). No LibTorch here: the launcher
 // and its test tool read this too.
 
 #include <functional>
@@ -16,6 +16,11 @@ inline constexpr const char* kSpawnedWorkerVariable = "LIBREYOLO_HOST_SPAWNED_WO
 // trainer takes cuda:LOCAL_RANK).
 inline constexpr const char* kWorkerDeviceVariable = "LIBREYOLO_HOST_WORKER_DEVICE";
 
+// Set by spawn_training when the user passed batch=-1: the global batch the launcher's
+// autobatch probe chose. The workers keep the user's arguments (batch=-1) and take the
+// launcher's decision from here (trainer::apply_launcher_decisions).
+inline constexpr const char* kLauncherAutobatchVariable = "LIBREYOLO_HOST_AUTOBATCH";
+
 struct RankEnvironment {
   int rank = 0;
   int local_rank = 0;
@@ -24,6 +29,7 @@ struct RankEnvironment {
   int master_port = 0;  // 0 only when world_size is 1 and MASTER_PORT is unset
   bool spawned_by_host = false;
   std::optional<int> worker_device;
+  std::optional<int> launcher_autobatch;  // kLauncherAutobatchVariable
 };
 
 // nullopt when neither RANK nor WORLD_SIZE is set: a plain single-process run. Throws

@@ -2,11 +2,14 @@
 // `libreyolo-host train device=0,1` without a launcher around it (SPEC.md section 4): check
 // what can be checked before any worker exists, start one worker per GPU (this program, same
 // arguments, a rank environment), wait, and report rank 0's run folder or the rank that failed.
-// Each worker then takes the ordinary single-device path with its rank set.
+// Each worker then takes the ordinary single-device path with its rank set. The workers'
+// arguments are the user's, untouched: what the launcher decided for them (the autobatch
+// result) travels in their environment (worker_decisions).
 
 #include <filesystem>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace libreyolo::core::distributed {
@@ -22,7 +25,8 @@ inline constexpr const char* kLauncherPidVariable = "LIBREYOLO_HOST_LAUNCHER_PID
 struct SpawnRequest {
   std::vector<int> gpus;               // more than one
   std::vector<std::string> arguments;  // the worker's argv[1..]: "train", then the user's arguments
-  int batch = 16;                      // the global batch, resolved (autobatch already probed)
+  int batch = 16;                      // the global batch: the user's, or what autobatch chose
+  bool autobatched = false;            // batch came from the launcher's probe (the user passed batch=-1)
   std::string family;                  // for messages
   bool family_supports_spawn = true;
   std::string launcher_example;        // the torchrun command line to suggest when spawning is refused
@@ -33,6 +37,10 @@ struct SpawnOutcome {
   std::filesystem::path run_folder; // rank 0's, when it said
   std::filesystem::path log_dir;    // where ranks >= 1 logged
 };
+
+// The environment variables that carry the launcher's decisions to every worker: the global
+// batch under kLauncherAutobatchVariable when it was autobatched; none otherwise.
+std::vector<std::pair<std::string, std::string>> worker_decisions(const SpawnRequest& request);
 
 // Throws core::Error before starting anything when the run cannot work: called from inside a
 // spawned worker (the recursion guard), a family that does not allow spawning, a global batch

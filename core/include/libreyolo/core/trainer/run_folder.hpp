@@ -4,8 +4,10 @@
 // name it chose.
 
 #include <filesystem>
+#include <string>
+#include <vector>
 
-#include "libreyolo/core/config/resolved_options.hpp"
+#include "libreyolo/core/config/option_report.hpp"
 
 namespace libreyolo::core::trainer {
 
@@ -21,7 +23,8 @@ RunFolder create_run_folder(const std::filesystem::path& project, const std::str
 // The folder of an existing run (resume=true): must hold weights/last.pt.
 RunFolder existing_run_folder(const std::filesystem::path& project, const std::string& name);
 
-// args.yaml: every resolved option, and where its value came from, for reproducing the run.
-void write_args_yaml(const std::filesystem::path& file, const config::ResolvedOptions& options);
+// args.yaml: every resolved option (config::report_options), and where its value came from,
+// for reproducing the run.
+void write_args_yaml(const std::filesystem::path& file, const std::vector<config::ReportedOption>& options);
 
 }  // namespace libreyolo::core::trainer

@@ -1,43 +1,76 @@
 #pragma once
 // The resolved `train` options as one typed struct, checked for sense (ranges, multiples of
-// 32, probabilities in [0, 1]) once, before any work starts. docs/cli.md documents each field.
+// 32, probabilities in [0, 1]) once, by the command line, before any work starts; the trainer
+// and everything it calls read this struct only. docs/cli.md documents each field.
+//
+// Each member but user_set is one option of the list in core/src/config/train_options.cpp,
+// which holds its name, type, default, help and valid range (config/train_option_list.hpp).
+// The constructor takes the defaults from there; the `{}` initialisers below are blanks, not
+// defaults, so that there is one place to change a default.
 
 #include <cstdint>
+#include <set>
 #include <string>
 
-#include "libreyolo/core/config/resolved_options.hpp"
 #include "libreyolo/sdk/recipe.hpp"
+
+namespace libreyolo::core::config {
+class ResolvedOptions;
+}
 
 namespace libreyolo::core::trainer {
 
 struct TrainConfig {
+  TrainConfig();  // every option at its built-in default
+
   std::string model, data;
-  int imgsz = 640, batch = 16, epochs = 300, workers = 4;
-  std::string device = "auto", cache = "false";
+  int imgsz{}, batch{}, epochs{}, workers{};
+  std::string device, cache;
   // Optimization.
-  std::string optimizer = "sgd", scheduler = "yoloxwarmcos";
-  double lr0 = 0.01, momentum = 0.937, weight_decay = 5e-4, warmup_lr_start = 0, min_lr_ratio = 0.05;
-  bool nesterov = true;
-  int warmup_epochs = 5, no_aug_epochs = 15, nbs = 0;
-  double clip_grad = 0;
+  std::string optimizer, scheduler;
+  double lr0{}, momentum{}, weight_decay{}, warmup_lr_start{}, min_lr_ratio{};
+  bool nesterov{};
+  int warmup_epochs{}, no_aug_epochs{}, nbs{};
+  double clip_grad{};
   // Augmentation.
-  double mosaic_prob = 1, mixup_prob = 1, hsv_prob = 1, flip_prob = 0.5, degrees = 10, translate = 0.1, shear = 2;
-  sdk::Range mosaic_scale{0.1, 2.0}, mixup_scale{0.5, 1.5};
-  bool multi_scale = false;
+  double mosaic_prob{}, mixup_prob{}, hsv_prob{}, flip_prob{}, degrees{}, translate{}, shear{};
+  sdk::Range mosaic_scale{}, mixup_scale{};
+  bool multi_scale{};
   // Weights, precision, speed features.
-  bool ema = true, amp = true, cuda_graph = false, profile = false, sync_bn = false;
-  double ema_decay = 0.9998;
-  std::string amp_dtype = "float16";
-  int profile_skip = 5, profile_steps = 20;  // profile=true: steps discarded, then measured
-  int ddp_timeout = 10800;                   // seconds: multi-GPU collectives wait this long at most
+  bool ema{}, amp{}, cuda_graph{}, profile{}, sync_bn{};
+  double ema_decay{};
+  std::string amp_dtype;
+  int profile_skip{}, profile_steps{};  // profile=true: steps discarded, then measured
+  int ddp_timeout{};                    // seconds: multi-GPU collectives wait this long at most
   // Run folder, checkpoints, evaluation, logging.
-  std::string project = "runs/train", name = "exp";
-  bool exist_ok = false, resume = false, verbose = false;
-  int save_period = 10, eval_interval = 10, patience = 50, log_interval = 10;
-  std::int64_t seed = 0;
+  std::string project, name;
+  bool exist_ok{}, resume{}, verbose{};
+  int save_period{}, eval_interval{}, patience{}, log_interval{};
+  std::int64_t seed{};
+  // Where the options and plugins came from (args.yaml records them).
+  std::string cfg, plugin_dir;
+
+  // Not an option: the names of the options that the cfg file or the command line set (a
+  // command's own decisions, such as profile run's profile=true, count as its command line).
+  // A family's declared settings give way to an option only when the user set it.
+  std::set<std::string> user_set;
+
+ private:
+  struct Blank {};
+  explicit TrainConfig(Blank) {}
+  static const TrainConfig& built_in_defaults();
 };
 
-// Throws core::Error naming the option, its value and the valid range.
+// The typed values of the resolved options and user_set, before the checks: for a command that
+// decides some options itself first (profile run). Throws only for an integer that does not fit
+// its field, with the option's own range message.
+TrainConfig unchecked_train_config(const config::ResolvedOptions& options);
+
+// Throws core::Error naming the first option (in table order) whose value is out of range, its
+// value and the valid range.
+void check_train_config(const TrainConfig& config);
+
+// unchecked_train_config, then check_train_config: what every command but profile run uses.
 TrainConfig make_train_config(const config::ResolvedOptions& options);
 
 }  // namespace libreyolo::core::trainer

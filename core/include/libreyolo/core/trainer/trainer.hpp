@@ -9,12 +9,13 @@
 #include <string>
 #include <vector>
 
-#include "libreyolo/core/config/resolved_options.hpp"
+#include "libreyolo/core/config/option_sources.hpp"
 #include "libreyolo/core/distributed/rank_environment.hpp"
 #include "libreyolo/core/error.hpp"
 #include "libreyolo/core/plugins/family_registry.hpp"
 #include "libreyolo/core/trainer/results_log.hpp"
 #include "libreyolo/core/trainer/run_folder.hpp"
+#include "libreyolo/core/trainer/train_config.hpp"
 
 namespace libreyolo::core::checkpoint {
 struct Checkpoint;
@@ -29,7 +30,10 @@ struct StartWeights {
 };
 
 struct TrainRequest {
-  config::ResolvedOptions options;  // the resolved `train` options
+  // The resolved `train` options, typed and checked once by the command line
+  // (make_train_config). Nothing past the command line resolves or checks options again.
+  TrainConfig config;
+  config::OptionSources sources;  // which layer set each option: for args.yaml and last.pt
   const plugins::LoadedFamily* family = nullptr;
   std::string size;
   std::filesystem::path bundled_datasets;       // share/libreyolo/datasets of this install
