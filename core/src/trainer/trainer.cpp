@@ -16,10 +16,10 @@
 #include "libreyolo/core/eval/report_format.hpp"
 #include "libreyolo/core/log/log.hpp"
 #include "libreyolo/core/optim/accumulation.hpp"
-#include "libreyolo/core/profiler/training_profiler_setup.hpp"
 #include "libreyolo/core/trainer/interrupt.hpp"
 #include "libreyolo/core/trainer/progress_display.hpp"
 #include "libreyolo/core/trainer/results_log.hpp"
+#include "libreyolo/core/trainer/training_profiler_setup.hpp"
 #include "session.hpp"
 #include "training_state.hpp"
 

@@ -1,4 +1,4 @@
-#include "libreyolo/core/profiler/training_profiler_setup.hpp"
+#include "libreyolo/core/trainer/training_profiler_setup.hpp"
 
 #include <torch/version.h>
 

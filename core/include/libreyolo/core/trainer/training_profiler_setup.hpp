@@ -2,6 +2,9 @@
 // The trainer's one call: a TrainingProfiler for this run when profile=true, or null (profile
 // off, or a distributed run, which the profiler does not measure: one warning). Fills the
 // profile's config and environment from the run.
+//
+// It lives in trainer/ because it reads trainer types (TrainConfig): the profiler itself knows
+// nothing of the trainer. It keeps the profiler's namespace, since what it makes is a profiler.
 
 #include <c10/core/Device.h>
 
