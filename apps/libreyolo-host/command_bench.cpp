@@ -25,12 +25,12 @@
 #include "libreyolo/core/data/dataset_config.hpp"
 #include "libreyolo/core/data/dataset_samples.hpp"
 #include "libreyolo/core/data/loader/data_loader.hpp"
+#include "libreyolo/core/device/device_choice.hpp"
 #include "libreyolo/core/error.hpp"
 #include "libreyolo/core/log/log.hpp"
 #include "libreyolo/core/plugins/family_defaults.hpp"
 #include "libreyolo/core/trainer/augment_settings.hpp"
 #include "libreyolo/core/trainer/benchmarks.hpp"
-#include "libreyolo/core/trainer/device_choice.hpp"
 #include "libreyolo/core/trainer/train_config.hpp"
 #include "libreyolo/core/util/json_writer.hpp"
 #include "libreyolo/core/util/machine_info.hpp"
@@ -124,7 +124,7 @@ int bench_data(const Args& args) {
   const auto steps = setup.options.get_int("steps");
   const auto warmup = setup.options.get_int("warmup");
   if (steps < 1 || warmup < 0) throw core::Error("steps and warmup must be positive", "nothing to time", "pass steps=100");
-  const auto device = core::trainer::choose_device(config.device == "auto" ? "cpu" : config.device);
+  const auto device = core::device::choose_device(config.device == "auto" ? "cpu" : config.device);
 
   const auto dataset = core::data::load_dataset(config.data, bundled_datasets_dir());
   core::data::SplitLoadOptions split_options;

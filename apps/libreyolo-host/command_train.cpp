@@ -7,12 +7,12 @@
 #include "commands.hpp"
 #include "host_setup.hpp"
 #include "libreyolo/core/config/option_table.hpp"
+#include "libreyolo/core/device/device_choice.hpp"
 #include "libreyolo/core/distributed/rank_environment.hpp"
 #include "libreyolo/core/distributed/spawn_training.hpp"
 #include "libreyolo/core/log/log.hpp"
 #include "libreyolo/core/plugins/plugin_loader.hpp"
 #include "libreyolo/core/trainer/autobatch.hpp"
-#include "libreyolo/core/trainer/device_choice.hpp"
 #include "libreyolo/core/trainer/trainer.hpp"
 
 namespace libreyolo::app {
@@ -70,7 +70,7 @@ int run_train(const Args& args) {
   const auto run = resolve_model_run("train", args, core::config::train_options());
   const auto ranks = core::distributed::read_rank_environment();
   core::distributed::refuse_process_inside_worker(ranks);
-  const auto gpus = core::trainer::requested_gpus(run.options.get_text("device"));
+  const auto gpus = core::device::requested_gpus(run.options.get_text("device"));
   const bool main_rank = !ranks || ranks->rank == 0;
   if (main_rank) {
     std::cout << "model " << run.family->info.name << run.size << " (" << run.family->info.display_name

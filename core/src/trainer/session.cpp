@@ -19,7 +19,7 @@
 #include "libreyolo/core/distributed/replica_state.hpp"
 #include "libreyolo/core/trainer/augment_settings.hpp"
 #include "libreyolo/core/trainer/autobatch.hpp"
-#include "libreyolo/core/trainer/device_choice.hpp"
+#include "libreyolo/core/device/device_choice.hpp"
 #include "distributed_setup.hpp"
 
 namespace fs = std::filesystem;
@@ -241,7 +241,7 @@ void prepare_session(Session& s, const TrainRequest& request) {
   s.family = request.family;
   s.size = request.size;
   if (!s.collectives) {
-    s.device = choose_device(s.config.device);
+    s.device = device::choose_device(s.config.device);
     s.rank_batch = s.config.batch;
   }
   s.precision = amp::plan_precision(s.config.amp, s.config.amp_dtype, s.device, device::cuda_supports_bfloat16(s.device));

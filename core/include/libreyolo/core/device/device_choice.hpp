@@ -11,7 +11,7 @@ namespace libreyolo::core::distributed {
 struct RankEnvironment;
 }
 
-namespace libreyolo::core::trainer {
+namespace libreyolo::core::device {
 
 // The device of a single-process run. Throws core::Error for an unknown spelling, a GPU that
 // does not exist, or a list of GPUs (the caller handles lists before).
@@ -26,4 +26,4 @@ std::vector<int> requested_gpus(const std::string& spec);
 // (or auto without CUDA), else cuda:LOCAL_RANK, as torchrun-style launchers expect.
 torch::Device choose_rank_device(const std::string& spec, const distributed::RankEnvironment& ranks);
 
-}  // namespace libreyolo::core::trainer
+}  // namespace libreyolo::core::device

@@ -1,4 +1,4 @@
-#include "libreyolo/core/trainer/device_choice.hpp"
+#include "libreyolo/core/device/device_choice.hpp"
 
 #include <torch/cuda.h>
 
@@ -8,7 +8,7 @@
 #include "libreyolo/core/distributed/rank_environment.hpp"
 #include "libreyolo/core/error.hpp"
 
-namespace libreyolo::core::trainer {
+namespace libreyolo::core::device {
 namespace {
 
 // Lower case, no spaces, no brackets: "[0, 1]" and "0,1" read the same.
@@ -109,4 +109,4 @@ torch::Device choose_rank_device(const std::string& raw, const distributed::Rank
   return {torch::kCUDA, static_cast<torch::DeviceIndex>(ranks.local_rank)};
 }
 
-}  // namespace libreyolo::core::trainer
+}  // namespace libreyolo::core::device

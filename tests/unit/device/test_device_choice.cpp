@@ -2,10 +2,10 @@
 
 #include "libreyolo/core/error.hpp"
 #include "libreyolo/core/distributed/rank_environment.hpp"
-#include "libreyolo/core/trainer/device_choice.hpp"
+#include "libreyolo/core/device/device_choice.hpp"
 
 using libreyolo::core::Error;
-using libreyolo::core::trainer::choose_device;
+using libreyolo::core::device::choose_device;
 
 TEST_CASE("device= spellings") {
   CHECK(choose_device("cpu").is_cpu());
@@ -25,7 +25,7 @@ TEST_CASE("device= spellings") {
 }
 
 TEST_CASE("device= lists name the GPUs of a multi-GPU run") {
-  using libreyolo::core::trainer::requested_gpus;
+  using libreyolo::core::device::requested_gpus;
   CHECK(requested_gpus("0").empty());
   CHECK(requested_gpus("cpu").empty());
   CHECK(requested_gpus("auto").empty());
@@ -42,7 +42,7 @@ TEST_CASE("device= lists name the GPUs of a multi-GPU run") {
 }
 
 TEST_CASE("a rank's device: the launcher's GPU, cpu, or cuda:LOCAL_RANK") {
-  using libreyolo::core::trainer::choose_rank_device;
+  using libreyolo::core::device::choose_rank_device;
   libreyolo::core::distributed::RankEnvironment ranks;
   ranks.rank = 1;
   ranks.local_rank = 1;
