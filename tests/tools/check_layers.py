@@ -11,6 +11,10 @@ Rules (docs/architecture.md, "Layers" and "Module order inside core"):
   4. Inside core/, a module includes only modules below it in MODULE_ORDER.
   5. core/ never tests a family's name: no string literal in core's code (comments do not
      count) equal to a family name or, for names of four letters or more, starting with one.
+  6. No file refers to the design notes that live outside the repository (SPEC.md,
+     ARCHITECTURE.md, FAMILIES.md, the steering repository, the project brief) or to a path
+     through ../shared/: docs/design.md is the repository's own account of that contract.
+  7. Every link to a section of docs/design.md (design.md + "#" + anchor) names a heading it has.
 
 Prints one line per violation, `file:line: rule: what`, and exits 1 when there is any.
 Standard library only: it runs wherever ctest does.
@@ -45,8 +49,8 @@ MODULE_ORDER = [
 # {(including module, included module): why}. Empty: the order holds without exceptions.
 DECLARED_EXCEPTIONS = {}
 
-# Every family LibreYOLO ships, plus the folders under
-# plugins/ and the example family, found at run time.
+# Every family LibreYOLO ships (docs/design.md#families) and the example family; the folders
+# under plugins/ are added at run time.
 KNOWN_FAMILIES = [
     "yolo9", "yolo9_e2e", "yolo9_p2", "yolox", "yolo7", "yolonas", "rfdetr", "dfine", "deim",
     "deimv2", "rtdetr", "rtdetrv2", "rtdetrv4", "picodet", "damoyolo", "rtmdet", "ec", "l2cs",
@@ -64,6 +68,19 @@ TOP_DIRS_CHECKED = ("sdk", "core", "apps", "plugins", "examples")
 INCLUDE = re.compile(r'^\s*#\s*include\s*([<"])([^>"]+)[>"]')
 RAW_STRING_START = re.compile(r'(?:u8|u|U|L)?R"([^()\\ ]{0,16})\(')
 IDENTIFIER_CHAR = re.compile(r"[A-Za-z0-9_]")
+
+# Rule 6: names of the notes kept outside the repository (exact case: docs/architecture.md is
+# ours) and the phrases that pointed at them.
+EXTERNAL_REFERENCES = [
+    (re.compile(r"\bSPEC\.md\b"), "SPEC.md"),
+    (re.compile(r"\bSPEC\b"), "the SPEC (SPEC.md)"),
+    (re.compile(r"\bARCHITECTURE\.md\b"), "ARCHITECTURE.md"),
+    (re.compile(r"\bFAMILIES\.md\b"), "FAMILIES.md"),
+    (re.compile(r"\.\./shared\b"), "../shared"),
+    (re.compile(r"steering repo", re.IGNORECASE), "the steering repository"),
+    (re.compile(r"project brief", re.IGNORECASE), "the project brief"),
+]
+
 
 def tracked_files(root):
     """The files git tracks (and new ones it does not ignore); a walk when git is absent."""
@@ -237,6 +254,50 @@ def check_family_literals(files, read):
     return problems
 
 
+def check_external_references(files, lines_of):
+    problems = []
+    for path in files:
+        if path == "tests/tools/check_layers.py":
+            continue  # names them to forbid them
+        try:
+            lines = lines_of(path)
+        except (UnicodeDecodeError, OSError):
+            continue  # a binary file, or one that cannot be read as text
+        for number, line in enumerate(lines, 1):
+            for pattern, what in EXTERNAL_REFERENCES:
+                if pattern.search(line):
+                    problems.append(f"{path}:{number}: rule 6 (no reference outside the repository): refers to "
+                                    f"{what}; point at docs/design.md (or the docs page that covers it) instead")
+    return problems
+
+
+def heading_anchor(heading):
+    """GitHub's anchor for a Markdown heading: lower case, punctuation dropped, spaces to '-'."""
+    text = re.sub(r"[^\w\- ]", "", heading.strip().lower())
+    return text.replace(" ", "-")
+
+
+DESIGN_LINK = re.compile(r"design\.md#([A-Za-z0-9_\-]+)")
+
+
+def check_design_links(files, lines_of):
+    if "docs/design.md" not in files:
+        return []
+    anchors = {heading_anchor(line.lstrip("#")) for line in lines_of("docs/design.md") if line.startswith("#")}
+    problems = []
+    for path in files:
+        try:
+            lines = lines_of(path)
+        except (UnicodeDecodeError, OSError):
+            continue
+        for number, line in enumerate(lines, 1):
+            for anchor in DESIGN_LINK.findall(line):
+                if anchor not in anchors:
+                    problems.append(f"{path}:{number}: rule 7 (links into docs/design.md name a section): "
+                                    f"docs/design.md has no section #{anchor} (it has: {', '.join(sorted(anchors))})")
+    return problems
+
+
 def main(argv):
     root = os.path.abspath(argv[1] if len(argv) > 1 else os.path.join(os.path.dirname(__file__), "..", ".."))
     files = tracked_files(root)
@@ -251,7 +312,8 @@ def main(argv):
     def lines_of(path):
         return read(path).split("\n")
 
-    problems = check_includes(files, lines_of) + check_family_literals(files, read)
+    problems = check_includes(files, lines_of) + check_family_literals(files, read) + \
+        check_external_references(files, lines_of) + check_design_links(files, lines_of)
     for problem in problems:
         print(problem)
     checked = sum(1 for f in files if top_dir(f) in TOP_DIRS_CHECKED and f.endswith(SOURCE_SUFFIXES))

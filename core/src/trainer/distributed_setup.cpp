@@ -13,8 +13,8 @@
 namespace libreyolo::core::trainer {
 namespace {
 
-// SPEC.md: below this per-rank batch, BatchNorm statistics of a shard are noisy enough that
-// synchronized BatchNorm is worth its cost.
+// Below this per-rank batch, BatchNorm statistics of a shard are noisy enough that
+// synchronized BatchNorm is worth its cost (docs/design.md#multi-gpu-training).
 constexpr int kSmallRankBatch = 16;
 
 }  // namespace

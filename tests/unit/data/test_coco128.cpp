@@ -16,8 +16,8 @@ namespace fs = std::filesystem;
 
 namespace {
 
-// $LIBREYOLO_TEST_COCO128 first, then the shared datasets folder that development and CI
-// machines keep beside the checkout (../shared/datasets). A user's clone has neither: skip.
+// $LIBREYOLO_TEST_COCO128 first, then shared/datasets/coco128 in the folder that holds the
+// checkout (development and CI machines have one). A user's clone has neither: skip.
 fs::path coco128_dir() {
   if (const char* env = std::getenv("LIBREYOLO_TEST_COCO128")) return env;
   return fs::path(LIBREYOLO_TEST_SOURCE_DIR).parent_path() / "shared" / "datasets" / "coco128";
