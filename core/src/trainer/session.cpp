@@ -8,7 +8,7 @@
 #include "libreyolo/core/checkpoint/checkpoint_io.hpp"
 #include "libreyolo/core/checkpoint/state_dict.hpp"
 #include "libreyolo/core/data/cache/cache_mode.hpp"
-#include "libreyolo/core/data/network_input.hpp"
+#include "libreyolo/core/data/loader/network_input.hpp"
 #include "libreyolo/core/device/cuda_info.hpp"
 #include "libreyolo/core/error.hpp"
 #include "libreyolo/core/log/log.hpp"

@@ -10,8 +10,8 @@
 #include <vector>
 
 #include "libreyolo/core/data/augment/train_augment.hpp"
-#include "libreyolo/core/data/image.hpp"
-#include "libreyolo/core/data/sample.hpp"
+#include "libreyolo/core/data/image/image.hpp"
+#include "libreyolo/core/data/image/sample.hpp"
 
 namespace libreyolo::core::data::test {
 

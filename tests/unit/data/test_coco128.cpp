@@ -5,11 +5,11 @@
 
 #include <cstdlib>
 
-#include "libreyolo/core/data/dataset_config.hpp"
-#include "libreyolo/core/data/dataset_scan.hpp"
-#include "libreyolo/core/data/image_decode.hpp"
-#include "libreyolo/core/data/image_paths.hpp"
-#include "libreyolo/core/data/image_resize.hpp"
+#include "libreyolo/core/data/dataset/dataset_config.hpp"
+#include "libreyolo/core/data/dataset/dataset_scan.hpp"
+#include "libreyolo/core/data/dataset/image_paths.hpp"
+#include "libreyolo/core/data/image/image_decode.hpp"
+#include "libreyolo/core/data/image/image_resize.hpp"
 
 using namespace libreyolo::core::data;
 namespace fs = std::filesystem;

@@ -17,7 +17,7 @@
 #include "libreyolo/core/data/augment/affine_matrix.hpp"
 #include "libreyolo/core/data/augment/box_filter.hpp"
 #include "libreyolo/core/data/augment/warp_affine.hpp"
-#include "libreyolo/core/data/sample.hpp"
+#include "libreyolo/core/data/image/sample.hpp"
 
 namespace libreyolo::core::data {
 
