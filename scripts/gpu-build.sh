@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Builds the `cuda` preset on the GPU machine (Ubuntu 24.04, PyTorch 2.11's LibTorch, CUDA 13),
-# as ../shared/device/README.md describes: the carried .devkit supplies Boost.Program_options.
+# as docs/gpu-machine.md describes: the carried .devkit supplies Boost.Program_options.
 # Usage (from the project root, on the GPU machine): scripts/gpu-build.sh [ninja targets...]
 set -euo pipefail
 cd "$(dirname "$0")/.."

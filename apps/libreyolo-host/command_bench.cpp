@@ -13,6 +13,7 @@
 
 #include <chrono>
 #include <fstream>
+#include <functional>
 #include <iostream>
 #include <sstream>
 
@@ -21,16 +22,17 @@
 #include "libreyolo/core/config/option_table.hpp"
 #include "libreyolo/core/data/cache/cache_mode.hpp"
 #include "libreyolo/core/data/cache/image_cache.hpp"
-#include "libreyolo/core/data/dataset_config.hpp"
-#include "libreyolo/core/data/dataset_samples.hpp"
+#include "libreyolo/core/data/dataset/dataset_config.hpp"
+#include "libreyolo/core/data/dataset/dataset_samples.hpp"
 #include "libreyolo/core/data/loader/data_loader.hpp"
+#include "libreyolo/core/device/device_choice.hpp"
 #include "libreyolo/core/error.hpp"
 #include "libreyolo/core/log/log.hpp"
 #include "libreyolo/core/plugins/family_defaults.hpp"
 #include "libreyolo/core/trainer/augmentation_plan.hpp"
 #include "libreyolo/core/trainer/benchmarks.hpp"
-#include "libreyolo/core/trainer/device_choice.hpp"
 #include "libreyolo/core/trainer/train_config.hpp"
+#include "libreyolo/core/util/json_writer.hpp"
 #include "libreyolo/core/util/machine_info.hpp"
 
 namespace libreyolo::app {
@@ -72,13 +74,67 @@ BenchSetup resolve_bench(const Args& args) {
   return setup;
 }
 
+// Writes a bench result as one JSON object to `file` (json=FILE); nothing when none was asked for.
+void write_json(const std::string& file, const std::function<void(core::util::JsonWriter&)>& members) {
+  if (file.empty()) return;
+  std::ofstream out(file);
+  {
+    core::util::JsonWriter json(out);
+    json.begin_object();
+    members(json);
+    json.end_object();
+  }
+  if (!out) throw core::Error("cannot write " + file, "the write failed", "check the path");
+}
+
+// The fields of one step measurement, as members of the object being written.
+void step_fields(core::util::JsonWriter& json, const core::trainer::StepBenchmark& r) {
+  json.member("batch", r.batch)
+      .member("imgsz", r.imgsz)
+      .member("device", r.device)
+      .member("cuda_graph", r.cuda_graph)
+      .member_general("fastest_ms", r.fastest_ms)
+      .member_general("median_ms", r.median_ms)
+      .member_general("host_median_ms", r.host_median_ms)
+      .member_general("images_per_second", r.images_per_second)
+      .member_general("peak_memory_gb", r.peak_memory_gb)
+      .member_general("kernels_per_step", r.kernels_per_step)
+      .member_general("gpu_busy_ms", r.gpu_busy_ms)
+      .member("captures", r.captures)
+      .member("replays", r.replays)
+      .member("steps", r.steps)
+      .member_general("graph_memory_gb", r.graph_memory_gb);
+  json.key("top_kernels_ms").begin_array(true);  // kernel names are C++ signatures: quotes and all
+  for (const auto& [name, ms] : r.top_kernels) json.begin_array().value(name).value_general(ms).end_array();
+  json.end_array();
+  json.key("idle_ms_by_gap_length").begin_object(true);
+  const char* buckets[] = {"under_2us", "2_to_5us", "5_to_20us", "20_to_100us", "100us_or_more"};
+  for (std::size_t i = 0; i < r.idle_ms_by_gap.size() && i < 5; ++i) json.member_general(buckets[i], r.idle_ms_by_gap[i]);
+  json.end_object();
+  json.key("host_phases_ms").begin_array();
+  for (const auto& p : r.host_phases) {
+    json.begin_object(true).member("phase", p.phase).member_general("host", p.host_ms).member_general("gpu_idle", p.gpu_idle_ms);
+    json.end_object();
+  }
+  json.end_array();
+  json.key("idle_gaps_us").begin_array();
+  for (const auto& gap : r.idle_gaps) {
+    json.begin_object(true).member_general("length", gap.length_us).member("before", gap.before).member("after", gap.after);
+    json.end_object();
+  }
+  json.end_array();
+  json.key("losses").begin_array(true);
+  for (const double loss : r.losses) json.value_general(loss);
+  json.end_array();
+}
+
 int bench_data(const Args& args) {
   const auto setup = resolve_bench(args);
   const auto config = core::trainer::make_train_config(setup.options);
   const auto steps = setup.options.get_int("steps");
   const auto warmup = setup.options.get_int("warmup");
   if (steps < 1 || warmup < 0) throw core::Error("steps and warmup must be positive", "nothing to time", "pass steps=100");
-  const auto device = core::trainer::choose_device(config.device == "auto" ? "cpu" : config.device);
+  const auto device = core::device::choose_device(config.device == "auto" ? "cpu" : config.device);
 
   const auto dataset = core::data::load_dataset(config.data, bundled_datasets_dir());
   core::data::SplitLoadOptions split_options;
@@ -127,74 +183,24 @@ int bench_data(const Args& args) {
             << ", imgsz " << config.imgsz << ", batch " << config.batch << ", augmentation "
             << (setup.family.empty() ? "SDK defaults" : setup.family + "'s") << ", " << machine.cpu_cores
             << " cores, device " << device.str() << ")\n";
-  if (const auto& json = setup.options.get_text("json"); !json.empty()) {
-    std::ofstream out(json);
-    out << "{\n  \"benchmark\": \"data\",\n  \"images_per_second\": " << rate << ",\n  \"images\": " << images
-        << ",\n  \"seconds\": " << seconds << ",\n  \"cache_build_seconds\": " << build_seconds
-        << ",\n  \"dataset_images\": " << train->labels.size() << ",\n  \"workers\": " << config.workers
-        << ",\n  \"batch\": " << config.batch << ",\n  \"imgsz\": " << config.imgsz << ",\n  \"cache\": \""
-        << core::data::cache_mode_name(train->images->mode()) << "\",\n  \"device\": \"" << device.str()
-        << "\",\n  \"augmentation\": \"" << (setup.family.empty() ? "sdk-defaults" : setup.family)
-        << "\",\n  \"cpu\": \"" << machine.cpu_model << "\",\n  \"cpu_cores\": " << machine.cpu_cores
-        << ",\n  \"date\": \"" << machine.date_utc << "\"\n}\n";
-    if (!out) throw core::Error("cannot write " + json, "the write failed", "check the path");
-  }
+  write_json(setup.options.get_text("json"), [&](core::util::JsonWriter& json) {
+    json.member("benchmark", "data")
+        .member_general("images_per_second", rate)
+        .member("images", images)
+        .member_general("seconds", seconds)
+        .member_general("cache_build_seconds", build_seconds)
+        .member("dataset_images", train->labels.size())
+        .member("workers", config.workers)
+        .member("batch", config.batch)
+        .member("imgsz", config.imgsz)
+        .member("cache", core::data::cache_mode_name(train->images->mode()))
+        .member("device", device.str())
+        .member("augmentation", setup.family.empty() ? "sdk-defaults" : setup.family)
+        .member("cpu", machine.cpu_model)
+        .member("cpu_cores", machine.cpu_cores)
+        .member("date", machine.date_utc);
+  });
   return kExitOk;
-}
-
-void write_json(const std::string& file, const std::string& body) {
-  if (file.empty()) return;
-  std::ofstream out(file);
-  out << body;
-  if (!out) throw core::Error("cannot write " + file, "the write failed", "check the path");
-}
-
-// Kernel names are C++ signatures: quotes and backslashes must be escaped.
-std::string json_escaped(const std::string& text) {
-  std::string out;
-  for (const char c : text) {
-    if (c == '"' || c == '\\') out += '\\';
-    if (static_cast<unsigned char>(c) >= 0x20) out += c;
-  }
-  return out;
-}
-
-// The fields of one step measurement, as JSON members (no braces).
-std::string step_fields(const core::trainer::StepBenchmark& r, const std::string& indent) {
-  std::ostringstream json;
-  json << indent << "\"batch\": " << r.batch << ",\n" << indent << "\"imgsz\": " << r.imgsz << ",\n" << indent
-       << "\"device\": \"" << r.device << "\",\n" << indent << "\"cuda_graph\": " << (r.cuda_graph ? "true" : "false")
-       << ",\n" << indent << "\"fastest_ms\": " << r.fastest_ms << ",\n" << indent << "\"median_ms\": " << r.median_ms
-       << ",\n" << indent << "\"host_median_ms\": " << r.host_median_ms
-       << ",\n" << indent << "\"images_per_second\": " << r.images_per_second << ",\n" << indent
-       << "\"peak_memory_gb\": " << r.peak_memory_gb << ",\n" << indent << "\"kernels_per_step\": " << r.kernels_per_step
-       << ",\n" << indent << "\"gpu_busy_ms\": " << r.gpu_busy_ms << ",\n" << indent << "\"captures\": " << r.captures
-       << ",\n" << indent << "\"replays\": " << r.replays << ",\n" << indent << "\"steps\": " << r.steps << ",\n"
-       << indent << "\"graph_memory_gb\": " << r.graph_memory_gb << ",\n" << indent << "\"top_kernels_ms\": [";
-  for (std::size_t i = 0; i < r.top_kernels.size(); ++i) {
-    json << (i ? ", " : "") << "[\"" << json_escaped(r.top_kernels[i].first) << "\", " << r.top_kernels[i].second << "]";
-  }
-  json << "],\n" << indent << "\"idle_ms_by_gap_length\": {";
-  const char* buckets[] = {"under_2us", "2_to_5us", "5_to_20us", "20_to_100us", "100us_or_more"};
-  for (std::size_t i = 0; i < r.idle_ms_by_gap.size() && i < 5; ++i) {
-    json << (i ? ", " : "") << "\"" << buckets[i] << "\": " << r.idle_ms_by_gap[i];
-  }
-  json << "},\n" << indent << "\"host_phases_ms\": [";
-  for (std::size_t i = 0; i < r.host_phases.size(); ++i) {
-    const auto& p = r.host_phases[i];
-    json << (i ? ",\n" : "\n") << indent << "  {\"phase\": \"" << p.phase << "\", \"host\": " << p.host_ms
-         << ", \"gpu_idle\": " << p.gpu_idle_ms << "}";
-  }
-  json << "],\n" << indent << "\"idle_gaps_us\": [";
-  for (std::size_t i = 0; i < r.idle_gaps.size(); ++i) {
-    const auto& gap = r.idle_gaps[i];
-    json << (i ? ",\n" : "\n") << indent << "  {\"length\": " << gap.length_us << ", \"before\": \""
-         << json_escaped(gap.before) << "\", \"after\": \"" << json_escaped(gap.after) << "\"}";
-  }
-  json << "],\n" << indent << "\"losses\": [";
-  for (std::size_t i = 0; i < r.losses.size(); ++i) json << (i ? ", " : "") << r.losses[i];
-  json << "]";
-  return json.str();
 }
 
 std::string step_line(const core::trainer::StepBenchmark& r) {
@@ -231,11 +237,11 @@ int bench_step(const Args& args) {
   std::cout << "bench step: " << model << " batch " << result.batch << " imgsz " << result.imgsz << " on "
             << result.device << ": " << step_line(result) << " (amp=" << amp
             << ", cuda_graph=" << (result.cuda_graph ? "true" : "false") << ", " << result.steps << " timed steps)\n";
-  std::ostringstream json;
-  json << "{\n  \"benchmark\": \"step\",\n  \"model\": \"" << model << "\",\n  \"amp\": " << amp << ",\n"
-       << step_fields(result, "  ") << ",\n  \"cpu\": \"" << machine.cpu_model << "\",\n  \"date\": \""
-       << machine.date_utc << "\"\n}\n";
-  write_json(run.options.get_text("json"), json.str());
+  write_json(run.options.get_text("json"), [&](core::util::JsonWriter& json) {
+    json.member("benchmark", "step").member("model", model).member("amp", amp == "true");
+    step_fields(json, result);
+    json.member("cpu", machine.cpu_model).member("date", machine.date_utc);
+  });
   return kExitOk;
 }
 
@@ -254,14 +260,20 @@ int bench_capture(const Args& args) {
             << " of " << r.eager.losses.size() << " steps bitwise equal, largest relative difference "
             << r.max_loss_difference << "; gradients of one more batch: largest relative difference "
             << r.max_gradient_difference << "\n";
-  std::ostringstream json;
-  json << "{\n  \"benchmark\": \"capture\",\n  \"model\": \"" << model << "\",\n  \"amp\": " << amp
-       << ",\n  \"eager\": {\n" << step_fields(r.eager, "    ") << "\n  },\n  \"captured\": {\n"
-       << step_fields(r.captured, "    ") << "\n  },\n  \"speedup\": " << r.speedup
-       << ",\n  \"identical_losses\": " << r.identical_losses << ",\n  \"max_loss_difference\": "
-       << r.max_loss_difference << ",\n  \"max_gradient_difference\": " << r.max_gradient_difference
-       << ",\n  \"cpu\": \"" << machine.cpu_model << "\",\n  \"date\": \"" << machine.date_utc << "\"\n}\n";
-  write_json(run.options.get_text("json"), json.str());
+  write_json(run.options.get_text("json"), [&](core::util::JsonWriter& json) {
+    json.member("benchmark", "capture").member("model", model).member("amp", amp == "true");
+    json.key("eager").begin_object();
+    step_fields(json, r.eager);
+    json.end_object().key("captured").begin_object();
+    step_fields(json, r.captured);
+    json.end_object()
+        .member_general("speedup", r.speedup)
+        .member("identical_losses", r.identical_losses)
+        .member_general("max_loss_difference", r.max_loss_difference)
+        .member_general("max_gradient_difference", r.max_gradient_difference)
+        .member("cpu", machine.cpu_model)
+        .member("date", machine.date_utc);
+  });
   return kExitOk;
 }
 
@@ -274,12 +286,16 @@ int bench_train(const Args& args) {
             << (result.outcome.epochs.size() > 1 ? "2.." : "1..") << result.outcome.epochs.size()
             << ", training time only), wall " << result.wall_seconds << " s, run " << result.outcome.run.root.string()
             << "\n";
-  std::ostringstream json;
-  json << "{\n  \"benchmark\": \"train\",\n  \"model\": \"" << model << "\",\n  \"images_per_second\": "
-       << result.images_per_second << ",\n  \"wall_seconds\": " << result.wall_seconds << ",\n  \"epochs\": "
-       << result.outcome.epochs.size() << ",\n  \"run\": \"" << result.outcome.run.root.string()
-       << "\",\n  \"cpu\": \"" << machine.cpu_model << "\",\n  \"date\": \"" << machine.date_utc << "\"\n}\n";
-  write_json(run.options.get_text("json"), json.str());
+  write_json(run.options.get_text("json"), [&](core::util::JsonWriter& json) {
+    json.member("benchmark", "train")
+        .member("model", model)
+        .member_general("images_per_second", result.images_per_second)
+        .member_general("wall_seconds", result.wall_seconds)
+        .member("epochs", result.outcome.epochs.size())
+        .member("run", result.outcome.run.root.string())
+        .member("cpu", machine.cpu_model)
+        .member("date", machine.date_utc);
+  });
   return kExitOk;
 }
 

@@ -1,4 +1,4 @@
-// `libreyolo-host profile run|summary|phases|kernels` (SPEC.md section 1, docs/training-performance.md):
+// `libreyolo-host profile run|summary|phases|kernels` (docs/design.md#profiler, docs/training-performance.md):
 //   profile run DATA (--weights W.pt | --model F --size S) [--batch N] [--repeat N] [key=value ...]
 //       trains just long enough to measure the profiler's window, prints the verdict and writes
 //       <run>/prof/ (command_profile_run.cpp);

@@ -9,12 +9,12 @@
 #include "commands.hpp"
 #include "host_setup.hpp"
 #include "libreyolo/core/config/option_table.hpp"
+#include "libreyolo/core/device/device_choice.hpp"
 #include "libreyolo/core/distributed/rank_environment.hpp"
 #include "libreyolo/core/distributed/spawn_training.hpp"
 #include "libreyolo/core/log/log.hpp"
 #include "libreyolo/core/plugins/plugin_loader.hpp"
 #include "libreyolo/core/trainer/autobatch.hpp"
-#include "libreyolo/core/trainer/device_choice.hpp"
 #include "libreyolo/core/trainer/launcher_handoff.hpp"
 #include "libreyolo/core/trainer/trainer.hpp"
 
@@ -49,7 +49,7 @@ int run_train(const Args& args) {
   request.ranks = core::distributed::read_rank_environment();
   core::distributed::refuse_process_inside_worker(request.ranks);
   core::trainer::apply_launcher_decisions(request.config, request.ranks);
-  const auto gpus = core::trainer::requested_gpus(request.config.device);
+  const auto gpus = core::device::requested_gpus(request.config.device);
   const bool main_rank = !request.ranks || request.ranks->rank == 0;
   if (main_rank) {
     std::cout << "model " << run.family->info.name << run.size << " (" << run.family->info.display_name

@@ -12,14 +12,14 @@
 #include "libreyolo/core/checkpoint/state_dict.hpp"
 #include "libreyolo/core/config/option_table.hpp"
 #include "libreyolo/core/data/cache/cache_mode.hpp"
-#include "libreyolo/core/data/dataset_config.hpp"
-#include "libreyolo/core/data/dataset_samples.hpp"
+#include "libreyolo/core/data/dataset/dataset_config.hpp"
+#include "libreyolo/core/data/dataset/dataset_samples.hpp"
 #include "libreyolo/core/device/cuda_info.hpp"
+#include "libreyolo/core/device/device_choice.hpp"
 #include "libreyolo/core/error.hpp"
 #include "libreyolo/core/eval/coco_json_writer.hpp"
 #include "libreyolo/core/eval/report_format.hpp"
 #include "libreyolo/core/log/log.hpp"
-#include "libreyolo/core/trainer/device_choice.hpp"
 #include "libreyolo/core/trainer/run_folder.hpp"
 #include "libreyolo/core/trainer/validator.hpp"
 
@@ -32,7 +32,7 @@ int run_val(const Args& args) {
                       "pass model=runs/train/exp/weights/best.pt (or a LibreYOLO .pt)");
   }
   const auto& o = run.options;
-  const auto device = core::trainer::choose_device(o.get_text("device"));
+  const auto device = core::device::choose_device(o.get_text("device"));
   const auto dataset = core::data::load_dataset(o.get_text("data"), bundled_datasets_dir());
   const auto& file = run.weights->file;
   const auto& saved = *run.weights->checkpoint;

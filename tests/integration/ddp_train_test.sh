@@ -41,7 +41,8 @@ grep -q "run folder:" train_rank1.log && fail "rank 1 reported a run folder: onl
 grep -q "^epoch " train_rank1.log && fail "rank 1 logged epochs: only rank 0 reports"
 echo "ok: 2 ranks over Gloo, one run folder, rank 0's results.csv has 2 rows"
 
-# 2. A global batch that does not divide by the world size: SPEC.md's message, before any work.
+# 2. A global batch that does not divide by the world size fails before any work, with the
+#    message docs/design.md#multi-gpu-training describes.
 log_prefix=odd_rank
 start_rank 0 batch=3 epochs=1 name=odd; pid0=$!
 if wait $pid0; then fail "batch=3 with 2 ranks was accepted"; fi

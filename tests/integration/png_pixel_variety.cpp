@@ -7,8 +7,8 @@
 #include <exception>
 #include <unordered_map>
 
-#include "libreyolo/core/data/file_bytes.hpp"
-#include "libreyolo/core/data/png_decode.hpp"
+#include "libreyolo/core/data/image/file_bytes.hpp"
+#include "libreyolo/core/data/image/png_decode.hpp"
 
 int main(int argc, char** argv) {
   if (argc < 2) {

@@ -17,7 +17,7 @@ the family-independent parts are in parity_common.py. See docs/parity.md. Run fr
 repository root:
 
   PYTHONPATH=.reference python3 tests/python/yolo9_parity.py --host-tool build/bin/family_parity \
-      --data ../shared/datasets/coco128 --size t --device cpu --out /tmp/parity
+      --data "$COCO128" --size t --device cpu --out /tmp/parity
 
 LibreYOLO is imported from PYTHONPATH at run time; nothing of it is copied here. On an old
 PyTorch (Debian's 1.13) `import libreyolo` fails in families this script does not use; the

@@ -8,7 +8,7 @@
 #include <initializer_list>
 
 #include "libreyolo/core/error.hpp"
-#include "libreyolo/core/eval/json_text.hpp"
+#include "libreyolo/core/util/json_writer.hpp"
 
 namespace libreyolo::core::eval {
 namespace {
@@ -80,14 +80,10 @@ void validate_for_json(const std::vector<ImageGroundTruth>& images,
   }
 }
 
-void write_xywh(std::ostream& out, const Box& box, int decimals) {
-  const double values[4] = {box.x1, box.y1, box.x2 - box.x1, box.y2 - box.y1};
-  out << '[';
-  for (int i = 0; i < 4; ++i) {
-    if (i > 0) out << ", ";
-    write_json_number(out, values[i], decimals);
-  }
-  out << ']';
+void write_xywh(util::JsonWriter& json, const Box& box, int decimals) {
+  json.begin_array(true);
+  for (double value : {box.x1, box.y1, box.x2 - box.x1, box.y2 - box.y1}) json.value(value, decimals);
+  json.end_array();
 }
 
 void write_to_file(const std::filesystem::path& path, const char* what,
@@ -108,65 +104,73 @@ void write_to_file(const std::filesystem::path& path, const char* what,
 
 }  // namespace
 
+// Laid out as the COCO tools write them: one image, annotation or category per line.
 void write_coco_results_json(std::ostream& out, const std::vector<ImageDetections>& images,
                              const CocoJsonOptions& options) {
   validate_for_json(images, options);
-  JsonNumberStyle style(out);
-  out << '[';
-  bool first = true;
+  util::JsonWriter json(out, 0);
+  json.begin_array();
   for (const ImageDetections& image : images) {
     for (const Detection& detection : image.detections) {
-      out << (first ? "\n" : ",\n");
-      first = false;
-      out << "{\"image_id\": " << image.image_id
-          << ", \"category_id\": " << category_id(detection.class_id, options) << ", \"bbox\": ";
-      write_xywh(out, detection.box, options.box_decimals);
-      out << ", \"score\": ";
-      write_json_number(out, detection.score, options.score_decimals);
-      out << '}';
+      json.begin_object(true)
+          .member("image_id", image.image_id)
+          .member("category_id", category_id(detection.class_id, options))
+          .key("bbox");
+      write_xywh(json, detection.box, options.box_decimals);
+      json.member("score", detection.score, options.score_decimals).end_object();
     }
   }
-  out << (first ? "]\n" : "\n]\n");
+  json.end_array();
 }
 
 void write_coco_ground_truth_json(std::ostream& out, const std::vector<ImageGroundTruth>& images,
                                   const std::vector<std::string>& class_names,
                                   const CocoJsonOptions& options) {
   validate_for_json(images, class_names, options);
-  JsonNumberStyle style(out);
+  util::JsonWriter json(out, 0);
+  json.begin_object();
   // Some COCO tools copy "info" and "licenses" into their results object, so both are present.
-  out << "{\n\"info\": {\"description\": \"LibreYOLO Host ground truth\", \"version\": \"1.0\"},\n"
-      << "\"licenses\": [],\n\"images\": [";
-  for (std::size_t i = 0; i < images.size(); ++i) {
-    const ImageInfo& info = images[i].image;
-    out << (i == 0 ? "\n" : ",\n") << "{\"id\": " << info.id << ", \"file_name\": ";
-    write_json_string(out, info.file_name);
-    out << ", \"width\": " << info.width << ", \"height\": " << info.height << '}';
+  json.key("info").begin_object(true).member("description", "LibreYOLO Host ground truth").member("version", "1.0");
+  json.end_object();
+  json.key("licenses").begin_array().end_array();
+  json.key("images").begin_array();
+  for (const ImageGroundTruth& image : images) {
+    const ImageInfo& info = image.image;
+    json.begin_object(true)
+        .member("id", info.id)
+        .member("file_name", info.file_name)
+        .member("width", info.width)
+        .member("height", info.height)
+        .end_object();
   }
-  out << (images.empty() ? "],\n" : "\n],\n") << "\"annotations\": [";
+  json.end_array();
 
+  json.key("annotations").begin_array();
   std::int64_t annotation_id = 1;
   for (const ImageGroundTruth& image : images) {
     for (const GroundTruthObject& object : image.objects) {
-      const double area = object.evaluation_area();
-      out << (annotation_id == 1 ? "\n" : ",\n") << "{\"id\": " << annotation_id
-          << ", \"image_id\": " << image.image.id
-          << ", \"category_id\": " << category_id(object.class_id, options) << ", \"bbox\": ";
-      write_xywh(out, object.box, options.box_decimals);
-      out << ", \"area\": ";
-      write_json_number(out, area, options.box_decimals);
-      out << ", \"iscrowd\": " << (object.iscrowd ? 1 : 0) << '}';
-      ++annotation_id;
+      json.begin_object(true)
+          .member("id", annotation_id++)
+          .member("image_id", image.image.id)
+          .member("category_id", category_id(object.class_id, options))
+          .key("bbox");
+      write_xywh(json, object.box, options.box_decimals);
+      json.member("area", object.evaluation_area(), options.box_decimals)
+          .member("iscrowd", object.iscrowd ? 1 : 0)
+          .end_object();
     }
   }
-  out << (annotation_id == 1 ? "],\n" : "\n],\n") << "\"categories\": [";
+  json.end_array();
+  json.key("categories").begin_array();
   for (std::size_t k = 0; k < class_names.size(); ++k) {
-    out << (k == 0 ? "\n" : ",\n") << "{\"id\": " << category_id(static_cast<int>(k), options)
-        << ", \"name\": ";
-    write_json_string(out, class_names[k]);
-    out << ", \"supercategory\": \"\"}";
+    json.begin_object(true)
+        .member("id", category_id(static_cast<int>(k), options))
+        .member("name", class_names[k])
+        .member("supercategory", "")
+        .end_object();
   }
-  out << (class_names.empty() ? "]\n}\n" : "\n]\n}\n");
+  json.end_array();
+  json.end_object();
 }
 
 void write_coco_results_json(const std::filesystem::path& path,

@@ -3,8 +3,8 @@
 #include <algorithm>
 #include <string>
 
-#include "libreyolo/core/profiler/json_writer.hpp"
 #include "libreyolo/core/profiler/kernel_lanes.hpp"
+#include "libreyolo/core/util/json_writer.hpp"
 
 namespace libreyolo::core::profiler {
 namespace {
@@ -12,13 +12,13 @@ namespace {
 constexpr int kHostPid = 1, kGpuPid = 2;
 constexpr int kStepTid = 1, kPhaseTid = 2;
 
-void metadata(JsonWriter& json, const char* what, int pid, int tid, const std::string& name) {
+void metadata(util::JsonWriter& json, const char* what, int pid, int tid, const std::string& name) {
   json.begin_object(true).member("name", what).member("ph", "M").member("pid", pid).member("tid", tid);
   json.key("args").begin_object(true).member("name", name).end_object();
   json.end_object();
 }
 
-void complete_event(JsonWriter& json, const std::string& name, const char* category, double ts_us, double dur_us,
+void complete_event(util::JsonWriter& json, const std::string& name, const char* category, double ts_us, double dur_us,
                     int pid, int tid) {
   json.begin_object(true)
       .member("name", name)
@@ -34,7 +34,7 @@ void complete_event(JsonWriter& json, const std::string& name, const char* categ
 }  // namespace
 
 void write_chrome_trace(std::ostream& out, const ProfileReport& r) {
-  JsonWriter json(out);
+  util::JsonWriter json(out);
   json.begin_object();
   json.member("displayTimeUnit", "ms");
   json.key("otherData").begin_object();

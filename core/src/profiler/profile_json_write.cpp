@@ -2,8 +2,8 @@
 // fixed precision: ms to 0.1 us, us to 1 ns, shares to 1e-6.
 #include <algorithm>
 
-#include "libreyolo/core/profiler/json_writer.hpp"
 #include "libreyolo/core/profiler/profile_json.hpp"
+#include "libreyolo/core/util/json_writer.hpp"
 
 namespace libreyolo::core::profiler {
 namespace {
@@ -11,13 +11,13 @@ namespace {
 constexpr int kMs = 4, kUs = 3, kShare = 6;
 constexpr std::size_t kSummaryKernels = 10;
 
-void write_pairs(JsonWriter& json, std::string_view name, const TextPairs& pairs) {
+void write_pairs(util::JsonWriter& json, std::string_view name, const TextPairs& pairs) {
   json.key(name).begin_object();
   for (const auto& [key, text] : pairs) json.member(key, text);
   json.end_object();
 }
 
-void write_window(JsonWriter& json, const ProfileReport& r) {
+void write_window(util::JsonWriter& json, const ProfileReport& r) {
   json.key("window").begin_object();
   json.member("skip", r.skip);
   json.member("steps", static_cast<int>(r.steps.size()));
@@ -28,7 +28,7 @@ void write_window(JsonWriter& json, const ProfileReport& r) {
   json.end_object();
 }
 
-void write_measures(JsonWriter& json, const WindowMeasures& m) {
+void write_measures(util::JsonWriter& json, const WindowMeasures& m) {
   json.key("measures").begin_object();
   json.member("accelerator", m.accelerator);
   json.member("kernels_recorded", m.kernels_recorded);
@@ -43,14 +43,14 @@ void write_measures(JsonWriter& json, const WindowMeasures& m) {
   json.end_object();
 }
 
-void write_memory(JsonWriter& json, const ProfileReport& r) {
+void write_memory(util::JsonWriter& json, const ProfileReport& r) {
   json.key("memory").begin_object();
   json.member("reserved_gb", r.reserved_gb, kShare);
   json.member("device_total_gb", r.device_total_gb, kShare);
   json.end_object();
 }
 
-void write_verdict(JsonWriter& json, const Verdict& v) {
+void write_verdict(util::JsonWriter& json, const Verdict& v) {
   json.key("verdict").begin_object();
   json.member("name", verdict_name(v.kind));
   json.member("meaning", verdict_meaning(v.kind));
@@ -62,7 +62,7 @@ void write_verdict(JsonWriter& json, const Verdict& v) {
   json.end_object();
 }
 
-void write_steps(JsonWriter& json, const std::vector<StepRecord>& steps) {
+void write_steps(util::JsonWriter& json, const std::vector<StepRecord>& steps) {
   json.key("steps").begin_array();
   for (const auto& step : steps) {
     json.begin_object();
@@ -84,7 +84,7 @@ void write_steps(JsonWriter& json, const std::vector<StepRecord>& steps) {
   json.end_array();
 }
 
-void write_phase_breakdown(JsonWriter& json, const std::vector<StepRecord>& steps) {
+void write_phase_breakdown(util::JsonWriter& json, const std::vector<StepRecord>& steps) {
   json.key("phase_breakdown").begin_array();
   for (const auto& share : phase_breakdown(steps)) {
     json.begin_object(true)
@@ -97,7 +97,7 @@ void write_phase_breakdown(JsonWriter& json, const std::vector<StepRecord>& step
   json.end_array();
 }
 
-void write_kernels(JsonWriter& json, const ProfileReport& r, std::size_t limit) {
+void write_kernels(util::JsonWriter& json, const ProfileReport& r, std::size_t limit) {
   json.key("kernels").begin_object();
   json.member("events", static_cast<std::int64_t>(r.kernel_events));
   json.member("busy_us", r.kernel_busy_us, kUs);
@@ -118,7 +118,7 @@ void write_kernels(JsonWriter& json, const ProfileReport& r, std::size_t limit) 
 }  // namespace
 
 void write_profile_json(std::ostream& out, const ProfileReport& r) {
-  JsonWriter json(out);
+  util::JsonWriter json(out);
   json.begin_object();
   json.member("format", "libreyolo-profile");
   json.member("version", kProfileFormatVersion);
@@ -135,7 +135,7 @@ void write_profile_json(std::ostream& out, const ProfileReport& r) {
 }
 
 void write_profile_summary_json(std::ostream& out, const ProfileReport& r) {
-  JsonWriter json(out);
+  util::JsonWriter json(out);
   json.begin_object();
   json.member("format", "libreyolo-profile-summary");
   json.member("version", kProfileFormatVersion);

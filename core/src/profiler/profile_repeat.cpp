@@ -5,7 +5,7 @@
 #include <cstdio>
 #include <map>
 
-#include "libreyolo/core/profiler/json_writer.hpp"
+#include "libreyolo/core/util/json_writer.hpp"
 
 namespace libreyolo::core::profiler {
 
@@ -44,7 +44,7 @@ RepeatSummary summarize_repeats(const std::vector<ProfileReport>& runs, const st
 }
 
 void write_profile_repeat_json(std::ostream& out, const RepeatSummary& s) {
-  JsonWriter json(out);
+  util::JsonWriter json(out);
   json.begin_object();
   json.member("format", "libreyolo-profile-repeat");
   json.member("runs", static_cast<int>(s.verdicts.size()));

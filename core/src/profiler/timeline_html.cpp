@@ -4,14 +4,14 @@
 #include <map>
 #include <sstream>
 
-#include "libreyolo/core/profiler/json_writer.hpp"
 #include "libreyolo/core/profiler/kernel_lanes.hpp"
+#include "libreyolo/core/util/json_writer.hpp"
 #include "timeline_html_page.hpp"
 
 namespace libreyolo::core::profiler {
 namespace {
 
-void write_pairs(JsonWriter& json, std::string_view name, const TextPairs& pairs) {
+void write_pairs(util::JsonWriter& json, std::string_view name, const TextPairs& pairs) {
   json.key(name).begin_array();
   for (const auto& [key, text] : pairs) json.begin_array(true).value(key).value(text).end_array();
   json.end_array();
@@ -19,7 +19,7 @@ void write_pairs(JsonWriter& json, std::string_view name, const TextPairs& pairs
 
 // Kernels as [start_ms, duration_ms, lane, name index] rows, or, past the drawing cap, merged
 // busy blocks as [start_ms, duration_ms, 0, -kernel count].
-void write_kernel_rows(JsonWriter& json, const std::vector<DeviceEvent>& kernels) {
+void write_kernel_rows(util::JsonWriter& json, const std::vector<DeviceEvent>& kernels) {
   json.key("kernels").begin_object();
   json.member("recorded", static_cast<std::int64_t>(kernels.size()));
   const bool merged = kernels.size() > kMaxDrawnKernels;
@@ -69,7 +69,7 @@ void write_kernel_rows(JsonWriter& json, const std::vector<DeviceEvent>& kernels
 }
 
 void write_page_data(std::ostream& out, const ProfileReport& r) {
-  JsonWriter json(out);
+  util::JsonWriter json(out);
   const auto& m = r.measures;
   json.begin_object();
   json.key("verdict").begin_object();

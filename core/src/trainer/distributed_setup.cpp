@@ -3,18 +3,18 @@
 #include <torch/torch.h>
 
 #include "libreyolo/core/device/cuda_info.hpp"
+#include "libreyolo/core/device/device_choice.hpp"
 #include "libreyolo/core/distributed/global_batch.hpp"
 #include "libreyolo/core/distributed/process_group.hpp"
 #include "libreyolo/core/distributed/replica_state.hpp"
 #include "libreyolo/core/distributed/sync_batch_norm.hpp"
 #include "libreyolo/core/log/log.hpp"
-#include "libreyolo/core/trainer/device_choice.hpp"
 
 namespace libreyolo::core::trainer {
 namespace {
 
-// SPEC.md: below this per-rank batch, BatchNorm statistics of a shard are noisy enough that
-// synchronized BatchNorm is worth its cost.
+// Below this per-rank batch, BatchNorm statistics of a shard are noisy enough that
+// synchronized BatchNorm is worth its cost (docs/design.md#multi-gpu-training).
 constexpr int kSmallRankBatch = 16;
 
 }  // namespace
@@ -26,7 +26,7 @@ void join_ranks(Session& s, const TrainRequest& request) {
   if (s.config.batch > 0) s.rank_batch = distributed::per_rank_batch(s.config.batch, ranks.world_size);
   s.rank = ranks.rank;
   s.world_size = ranks.world_size;
-  s.device = choose_rank_device(s.config.device, ranks);
+  s.device = device::choose_rank_device(s.config.device, ranks);
   device::make_current(s.device);
   distributed::ProcessGroupOptions options;
   options.rank = ranks.rank;

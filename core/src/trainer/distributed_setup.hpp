@@ -1,5 +1,5 @@
 #pragma once
-// The distributed parts of building a session (SPEC.md section 4), kept out of session.cpp.
+// The distributed parts of building a session (docs/design.md#multi-gpu-training), kept out of session.cpp.
 // Private to core/src/trainer/.
 
 #include "session.hpp"
@@ -7,7 +7,7 @@
 namespace libreyolo::core::trainer {
 
 // After the model is on its device: rank 0's weights on every rank, synchronized BatchNorm when
-// sync_bn is on (or the SPEC's warning when it is off and the per-rank batch is small), and the
+// sync_bn is on (or docs/design.md's warning when it is off and the per-rank batch is small), and the
 // gradient synchronizer.
 void prepare_replica(Session& session);
 

@@ -8,7 +8,7 @@
 #include "libreyolo/core/checkpoint/checkpoint_io.hpp"
 #include "libreyolo/core/checkpoint/state_dict.hpp"
 #include "libreyolo/core/data/cache/cache_mode.hpp"
-#include "libreyolo/core/data/network_input.hpp"
+#include "libreyolo/core/data/loader/network_input.hpp"
 #include "libreyolo/core/device/cuda_info.hpp"
 #include "libreyolo/core/error.hpp"
 #include "libreyolo/core/log/log.hpp"
@@ -19,7 +19,7 @@
 #include "libreyolo/core/optim/sgd.hpp"
 #include "libreyolo/core/distributed/replica_state.hpp"
 #include "libreyolo/core/trainer/autobatch.hpp"
-#include "libreyolo/core/trainer/device_choice.hpp"
+#include "libreyolo/core/device/device_choice.hpp"
 #include "distributed_setup.hpp"
 
 namespace fs = std::filesystem;
@@ -272,7 +272,7 @@ void prepare_session(Session& s, const TrainRequest& request) {
   s.size = request.size;
   s.recipe = s.family->family->recipe(s.size);
   if (!s.collectives) {
-    s.device = choose_device(s.config.device);
+    s.device = device::choose_device(s.config.device);
     s.rank_batch = s.config.batch;
   }
   s.precision = amp::plan_precision(s.config.amp, s.config.amp_dtype, s.device, device::cuda_supports_bfloat16(s.device));

@@ -3,7 +3,7 @@
 #include <torch/torch.h>
 
 #include "libreyolo/core/data/augment/letterbox.hpp"
-#include "libreyolo/core/data/network_input.hpp"
+#include "libreyolo/core/data/loader/network_input.hpp"
 
 namespace libreyolo::core::trainer {
 namespace {

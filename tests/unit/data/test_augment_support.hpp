@@ -11,8 +11,8 @@
 
 #include "libreyolo/core/data/augment/augment_source.hpp"
 #include "libreyolo/core/data/augment/pipeline.hpp"
-#include "libreyolo/core/data/image.hpp"
-#include "libreyolo/core/data/sample.hpp"
+#include "libreyolo/core/data/image/image.hpp"
+#include "libreyolo/core/data/image/sample.hpp"
 
 namespace libreyolo::core::data::test {
 

@@ -5,19 +5,19 @@
 
 #include <cstdlib>
 
-#include "libreyolo/core/data/dataset_config.hpp"
-#include "libreyolo/core/data/dataset_scan.hpp"
-#include "libreyolo/core/data/image_decode.hpp"
-#include "libreyolo/core/data/image_paths.hpp"
-#include "libreyolo/core/data/image_resize.hpp"
+#include "libreyolo/core/data/dataset/dataset_config.hpp"
+#include "libreyolo/core/data/dataset/dataset_scan.hpp"
+#include "libreyolo/core/data/dataset/image_paths.hpp"
+#include "libreyolo/core/data/image/image_decode.hpp"
+#include "libreyolo/core/data/image/image_resize.hpp"
 
 using namespace libreyolo::core::data;
 namespace fs = std::filesystem;
 
 namespace {
 
-// $LIBREYOLO_TEST_COCO128 first, then the shared datasets folder that development and CI
-// machines keep beside the checkout (../shared/datasets). A user's clone has neither: skip.
+// $LIBREYOLO_TEST_COCO128 first, then shared/datasets/coco128 in the folder that holds the
+// checkout (development and CI machines have one). A user's clone has neither: skip.
 fs::path coco128_dir() {
   if (const char* env = std::getenv("LIBREYOLO_TEST_COCO128")) return env;
   return fs::path(LIBREYOLO_TEST_SOURCE_DIR).parent_path() / "shared" / "datasets" / "coco128";

@@ -5,8 +5,8 @@
 #include <functional>
 
 #include "data_test_support.hpp"
-#include "libreyolo/core/data/dataset_config.hpp"
-#include "libreyolo/core/data/image_paths.hpp"
+#include "libreyolo/core/data/dataset/dataset_config.hpp"
+#include "libreyolo/core/data/dataset/image_paths.hpp"
 #include "libreyolo/core/error.hpp"
 
 using libreyolo::core::Error;

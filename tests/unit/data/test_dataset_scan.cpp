@@ -4,8 +4,8 @@
 #include <chrono>
 
 #include "data_test_support.hpp"
-#include "libreyolo/core/data/dataset_config.hpp"
-#include "libreyolo/core/data/dataset_scan.hpp"
+#include "libreyolo/core/data/dataset/dataset_config.hpp"
+#include "libreyolo/core/data/dataset/dataset_scan.hpp"
 #include "libreyolo/core/error.hpp"
 
 using libreyolo::core::Error;

@@ -16,7 +16,7 @@
 #include "libreyolo/core/data/cache/image_cache.hpp"
 #include "libreyolo/core/data/cache/image_plan.hpp"
 #include "libreyolo/core/data/cache/resized_image.hpp"
-#include "libreyolo/core/data/image_header.hpp"
+#include "libreyolo/core/data/image/image_header.hpp"
 #include "libreyolo/core/error.hpp"
 
 using namespace libreyolo::core::data;

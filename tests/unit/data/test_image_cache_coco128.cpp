@@ -8,7 +8,7 @@
 
 #include "../temp_dir.hpp"
 #include "libreyolo/core/data/cache/image_cache.hpp"
-#include "libreyolo/core/data/image_paths.hpp"
+#include "libreyolo/core/data/dataset/image_paths.hpp"
 
 using namespace libreyolo::core::data;
 namespace fs = std::filesystem;

@@ -5,8 +5,8 @@
 #include <random>
 
 #include "data_test_support.hpp"
-#include "libreyolo/core/data/exif_orientation.hpp"
-#include "libreyolo/core/data/image_decode.hpp"
+#include "libreyolo/core/data/image/exif_orientation.hpp"
+#include "libreyolo/core/data/image/image_decode.hpp"
 #include "libreyolo/core/error.hpp"
 
 using libreyolo::core::Error;

@@ -1,7 +1,7 @@
 // Area downscaling and bilinear upscaling of uint8 RGB images.
 #include <doctest/doctest.h>
 
-#include "libreyolo/core/data/image_resize.hpp"
+#include "libreyolo/core/data/image/image_resize.hpp"
 #include "libreyolo/core/error.hpp"
 
 using libreyolo::core::Error;

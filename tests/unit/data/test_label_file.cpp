@@ -2,7 +2,7 @@
 #include <doctest/doctest.h>
 
 #include "data_test_support.hpp"
-#include "libreyolo/core/data/label_file.hpp"
+#include "libreyolo/core/data/dataset/label_file.hpp"
 #include "libreyolo/core/error.hpp"
 
 using libreyolo::core::Error;

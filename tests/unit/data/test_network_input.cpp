@@ -1,6 +1,6 @@
 #include "../torch_doctest.hpp"
 
-#include "libreyolo/core/data/network_input.hpp"
+#include "libreyolo/core/data/loader/network_input.hpp"
 
 using namespace libreyolo;
 using namespace libreyolo::core::data;

@@ -2,7 +2,7 @@
 // cache -> augmentation -> threaded loader -> padded batches.
 #include "../torch_doctest.hpp"
 
-#include "libreyolo/core/data/dataset_samples.hpp"
+#include "libreyolo/core/data/dataset/dataset_samples.hpp"
 #include "libreyolo/core/data/loader/data_loader.hpp"
 
 using namespace libreyolo::core::data;

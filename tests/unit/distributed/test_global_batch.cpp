@@ -10,7 +10,7 @@ TEST_CASE("distributed: batch is the global batch, split evenly over the ranks")
   CHECK(per_rank_batch(16, 1) == 16);
   CHECK(per_rank_batch(16, 2) == 8);
   CHECK(per_rank_batch(64, 4) == 16);
-  // SPEC.md's message, with the nearest valid batches on both sides.
+  // The message docs/design.md#multi-gpu-training describes, with the nearest valid batches on both sides.
   CHECK_THROWS_WITH_AS(per_rank_batch(6, 4),
                        "batch=6 is the global batch and must be divisible by world_size=4: each rank trains at "
                        "batch // world_size, so this value would silently train at a different global batch than "

@@ -1,16 +1,14 @@
 // profile.json round trip (what `profile summary|phases|kernels` read), the summary and the
-// Chrome trace parse as JSON with what they promise, and the JSON writer's syntax.
+// Chrome trace parse as JSON with what they promise (the writer itself: tests/unit/util/).
 #include <doctest/doctest.h>
 #include <yaml-cpp/yaml.h>
 
 #include <filesystem>
 #include <fstream>
-#include <limits>
 #include <sstream>
 
 #include "libreyolo/core/error.hpp"
 #include "libreyolo/core/profiler/chrome_trace.hpp"
-#include "libreyolo/core/profiler/json_writer.hpp"
 #include "libreyolo/core/profiler/profile_json.hpp"
 #include "libreyolo/core/profiler/report_text.hpp"
 #include "sample_report.hpp"
@@ -34,24 +32,6 @@ fs::path write_to(const std::string& name, const ProfileReport& report) {
 }
 
 }  // namespace
-
-TEST_CASE("the JSON writer nests, separates and escapes") {
-  std::ostringstream text;
-  {
-    JsonWriter json(text);
-    json.begin_object();
-    json.member("name", "a \"b\"\n");
-    json.key("list").begin_array(true).value(1).value(2.5, 2).value(true).null().end_array();
-    json.key("empty").begin_object().end_object();
-    json.member("nan", std::numeric_limits<double>::quiet_NaN());
-    json.end_object();
-  }
-  CHECK(text.str() ==
-        "{\n  \"name\": \"a \\\"b\\\"\\n\",\n  \"list\": [1, 2.50, true, null],\n  \"empty\": {},\n  \"nan\": null\n}\n");
-  const auto parsed = YAML::Load(text.str());
-  CHECK(parsed["name"].as<std::string>() == "a \"b\"\n");
-  CHECK(parsed["list"][1].as<double>() == doctest::Approx(2.5));
-}
 
 TEST_CASE("profile.json reads back into the same report") {
   const auto original = libreyolo::test::sample_report();

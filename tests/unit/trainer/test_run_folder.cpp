@@ -1,6 +1,7 @@
 #include <doctest/doctest.h>
 
 #include <fstream>
+#include <limits>
 #include <sstream>
 
 #include "../temp_dir.hpp"
@@ -48,4 +49,18 @@ TEST_CASE("results.csv and metrics.jsonl: a row per epoch, empty metrics when no
   const auto jsonl = slurp(dir / "metrics.jsonl");
   CHECK(jsonl.find("\"metrics/mAP50\": null") != std::string::npos);
   CHECK(jsonl.find("{\"epoch\": 3,") != std::string::npos);
+}
+
+TEST_CASE("metrics.jsonl: one valid JSON line per epoch, a diverged loss as null") {
+  const libreyolo::test::TempDir dir;
+  {
+    ResultsLog log(dir.path(), {"box"}, false);
+    log.write({1, 2.5, 100, 0.01, {{"box", std::numeric_limits<double>::quiet_NaN()}}, false, 0, 0});
+    log.write({2, 2.0, 120, 0.009, {{"box", 1.25}}, true, 0.5, 0.25});
+  }
+  CHECK(slurp(dir / "metrics.jsonl") ==
+        "{\"epoch\": 1, \"time\": 2.5, \"images_per_second\": 100, \"lr\": 0.01, \"train/box_loss\": null, "
+        "\"metrics/mAP50\": null, \"metrics/mAP50-95\": null}\n"
+        "{\"epoch\": 2, \"time\": 2, \"images_per_second\": 120, \"lr\": 0.009, \"train/box_loss\": 1.25, "
+        "\"metrics/mAP50\": 0.5, \"metrics/mAP50-95\": 0.25}\n");
 }

@@ -9,6 +9,7 @@
 #include <cstring>
 #include <exception>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <system_error>
 #include <unordered_map>
@@ -79,14 +80,90 @@ class FileDescriptor {
   int fd_;
 };
 
+// Unique per process and per build, in case the lock could not be taken.
+fs::path temporary_file_for(const fs::path& cache_file) {
+  static std::atomic<unsigned> builds{0};
+  return cache_file.string() + ".tmp-" + std::to_string(::getpid()) + "-" +
+         std::to_string(builds.fetch_add(1));
+}
+
+void log_build_start(const ImagePlan& plan, const fs::path& cache_file,
+                     const std::vector<const std::uint8_t*>& reuse, int workers) {
+  std::size_t reused = 0;
+  for (const std::uint8_t* pixels : reuse) reused += pixels != nullptr ? 1 : 0;
+  log::info("caching ", plan.images.size(), " images (", format_bytes(plan.pixel_bytes),
+            ") on disk in ", cache_file.string(),
+            reused > 0 ? " (" + std::to_string(reused) + " unchanged, copied)" : std::string(),
+            " with ", workers, workers == 1 ? " thread" : " threads", " ...");
+}
+
+// One image into its slot of the file: copied from the previous cache when `reused` is set,
+// else decoded and resized. A decode failure is recorded in `image` and is not a write
+// error; false means the write itself failed (`error` says why).
+bool write_image(int fd, PlannedImage& image, const std::uint8_t* reused, int imgsz,
+                 std::string* error) {
+  const std::uint64_t offset = kDiskCachePixelOffset + image.offset;
+  if (reused != nullptr) return pwrite_all(fd, reused, image.bytes(), offset, error);
+  Image resized;
+  try {
+    resized = load_resized_image(image.path, image.original, imgsz);
+  } catch (const std::exception& e) {
+    image.failure = failure_reason(e);
+    return true;
+  }
+  return pwrite_all(fd, resized.pixels.data(), image.bytes(), offset, error);
+}
+
+// Every usable image's pixels, `workers` threads at once. Returns the first write error;
+// nothing when all writes succeeded. The other threads stop starting images after one fails.
+std::optional<std::string> write_pixels(ImagePlan& plan,
+                                        const std::vector<const std::uint8_t*>& reuse, int fd,
+                                        int workers) {
+  std::atomic<bool> write_failed{false};
+  std::mutex error_mutex;
+  std::string write_error;
+  parallel_for(plan.images.size(), workers, [&](std::size_t i) {
+    PlannedImage& image = plan.images[i];  // each thread touches only its own images
+    if (!image.usable() || write_failed.load()) return;
+    std::string error;
+    if (!write_image(fd, image, reuse[i], plan.imgsz, &error) && !write_failed.exchange(true)) {
+      std::lock_guard<std::mutex> lock(error_mutex);
+      write_error = error;
+    }
+  });
+  if (write_failed) return write_error;
+  return std::nullopt;
+}
+
+// What the index records: the plan after decoding, with the images that failed left as holes.
+DiskCacheContents cache_contents(const ImagePlan& plan, const std::vector<FileStamp>& stamps) {
+  DiskCacheContents contents;
+  contents.imgsz = plan.imgsz;
+  contents.pixel_bytes = plan.pixel_bytes;
+  contents.images = plan.images;
+  for (PlannedImage& image : contents.images) {
+    if (!image.usable()) image.resized = {};  // its slot stays a hole in the file
+  }
+  contents.stamps = stamps;
+  return contents;
+}
+
+// The index after the pixel block, then the preamble at the start of the file. The preamble
+// goes last: until it is written the file cannot pass for a cache.
+bool write_index_and_preamble(int fd, const DiskCacheContents& contents, std::string* error) {
+  const std::string index = encode_disk_cache_index(contents);
+  const std::string preamble = encode_disk_cache_preamble(contents, index);
+  return pwrite_all(fd, reinterpret_cast<const std::uint8_t*>(index.data()), index.size(),
+                    kDiskCachePixelOffset + contents.pixel_bytes, error) &&
+         pwrite_all(fd, reinterpret_cast<const std::uint8_t*>(preamble.data()), preamble.size(),
+                    0, error);
+}
+
 }  // namespace
 
 bool write_disk_cache(ImagePlan& plan, const std::vector<FileStamp>& stamps,
                       const fs::path& cache_file, int threads, const PreviousDiskCache& previous) {
-  // Unique per process and per build, in case the lock could not be taken.
-  static std::atomic<unsigned> builds{0};
-  const fs::path temp = cache_file.string() + ".tmp-" + std::to_string(::getpid()) + "-" +
-                        std::to_string(builds.fetch_add(1));
+  const fs::path temp = temporary_file_for(cache_file);
   FileDescriptor fd(::open(temp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644));
   if (fd.get() < 0) {
     log::warn("cache=disk: cannot write in ", cache_file.parent_path().string(), " (",
@@ -106,60 +183,12 @@ bool write_disk_cache(ImagePlan& plan, const std::vector<FileStamp>& stamps,
   }
 
   const std::vector<const std::uint8_t*> reuse = reusable_pixels(plan, stamps, previous);
-  std::size_t reused = 0;
-  for (const std::uint8_t* pixels : reuse) reused += pixels != nullptr ? 1 : 0;
   const int workers = resolve_thread_count(threads, plan.images.size());
-  log::info("caching ", plan.images.size(), " images (", format_bytes(plan.pixel_bytes),
-            ") on disk in ", cache_file.string(),
-            reused > 0 ? " (" + std::to_string(reused) + " unchanged, copied)" : std::string(),
-            " with ", workers, workers == 1 ? " thread" : " threads", " ...");
-
+  log_build_start(plan, cache_file, reuse, workers);
   const auto start = std::chrono::steady_clock::now();
-  std::atomic<bool> write_failed{false};
-  std::mutex error_mutex;
-  std::string write_error;
-  parallel_for(plan.images.size(), workers, [&](std::size_t i) {
-    PlannedImage& image = plan.images[i];  // each thread touches only its own images
-    if (!image.usable() || write_failed.load()) return;
-    std::string error;
-    bool ok = true;
-    if (reuse[i] != nullptr) {
-      ok = pwrite_all(fd.get(), reuse[i], image.bytes(), kDiskCachePixelOffset + image.offset,
-                      &error);
-    } else {
-      Image resized;
-      try {
-        resized = load_resized_image(image.path, image.original, plan.imgsz);
-      } catch (const std::exception& e) {
-        image.failure = failure_reason(e);
-        return;
-      }
-      ok = pwrite_all(fd.get(), resized.pixels.data(), image.bytes(),
-                      kDiskCachePixelOffset + image.offset, &error);
-    }
-    if (!ok && !write_failed.exchange(true)) {
-      std::lock_guard<std::mutex> lock(error_mutex);
-      write_error = error;
-    }
-  });
-  if (write_failed) return give_up(write_error);
-
-  DiskCacheContents contents;
-  contents.imgsz = plan.imgsz;
-  contents.pixel_bytes = plan.pixel_bytes;
-  contents.images = plan.images;
-  for (PlannedImage& image : contents.images) {
-    if (!image.usable()) image.resized = {};  // its slot stays a hole in the file
-  }
-  contents.stamps = stamps;
-  const std::string index = encode_disk_cache_index(contents);
-  const std::string preamble = encode_disk_cache_preamble(contents, index);
+  if (const auto error = write_pixels(plan, reuse, fd.get(), workers)) return give_up(*error);
   std::string error;
-  // The preamble goes last: until it is written the file cannot pass for a cache.
-  if (!pwrite_all(fd.get(), reinterpret_cast<const std::uint8_t*>(index.data()), index.size(),
-                  kDiskCachePixelOffset + plan.pixel_bytes, &error) ||
-      !pwrite_all(fd.get(), reinterpret_cast<const std::uint8_t*>(preamble.data()),
-                  preamble.size(), 0, &error)) {
+  if (!write_index_and_preamble(fd.get(), cache_contents(plan, stamps), &error)) {
     return give_up(error);
   }
   if (::fsync(fd.get()) != 0 || ::close(fd.release()) != 0) return give_up(std::strerror(errno));

@@ -13,7 +13,7 @@
 #include "libreyolo/core/data/cache/file_lock.hpp"
 #include "libreyolo/core/data/cache/mapped_file.hpp"
 #include "libreyolo/core/data/cache/parallel_for.hpp"
-#include "libreyolo/core/data/image_scan.hpp"
+#include "libreyolo/core/data/dataset/image_scan.hpp"
 #include "libreyolo/core/util/writable_folder.hpp"
 #include "libreyolo/core/log/log.hpp"
 

@@ -6,7 +6,7 @@
 
 #include "libreyolo/core/data/cache/decode_failures.hpp"
 #include "libreyolo/core/data/cache/parallel_for.hpp"
-#include "libreyolo/core/data/image_header.hpp"
+#include "libreyolo/core/data/image/image_header.hpp"
 #include "libreyolo/core/error.hpp"
 
 namespace libreyolo::core::data {

@@ -4,8 +4,8 @@
 #include <string>
 
 #include "libreyolo/core/data/cache/image_plan.hpp"
-#include "libreyolo/core/data/image_decode.hpp"
-#include "libreyolo/core/data/image_resize.hpp"
+#include "libreyolo/core/data/image/image_decode.hpp"
+#include "libreyolo/core/data/image/image_resize.hpp"
 #include "libreyolo/core/error.hpp"
 
 namespace libreyolo::core::data {

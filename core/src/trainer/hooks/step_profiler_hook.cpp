@@ -1,6 +1,6 @@
 #include "hooks.hpp"
 #include "libreyolo/core/error.hpp"
-#include "libreyolo/core/profiler/training_profiler_setup.hpp"
+#include "libreyolo/core/trainer/training_profiler_setup.hpp"
 
 namespace libreyolo::core::trainer::hooks {
 namespace {

@@ -1,5 +1,5 @@
 #pragma once
-// The AMP policy (SPEC.md section 2): from the user's amp/amp_dtype, the device and what the
+// The AMP policy (docs/design.md#mixed-precision): from the user's amp/amp_dtype, the device and what the
 // GPU supports, decide whether the forward runs under autocast, in which dtype, and whether a
 // gradient scaler is live. Every fallback comes with one sentence for the log.
 

@@ -1,5 +1,5 @@
 #pragma once
-// The CUDA-graph capture manager (SPEC.md section 3, `cuda_graph=true`). It sits where the
+// The CUDA-graph capture manager (docs/design.md#cuda-graphs, `cuda_graph=true`). It sits where the
 // trainer calls the detector's capturable region and decides, batch by batch, whether to run
 // it eager, record it, or replay a recorded graph. It knows families only through their
 // declared capture region and never fails a run: anything that prevents capture is one log

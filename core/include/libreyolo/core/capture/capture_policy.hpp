@@ -2,7 +2,7 @@
 // When to capture a CUDA graph, when to replay one, and when to run eager: the bookkeeping
 // half of the capture manager, free of LibTorch so it can be tested without a GPU.
 //
-// SPEC.md section 3: a graph is valid only for the input shape it recorded. A shape is
+// docs/design.md#cuda-graphs: a graph is valid only for the input shape it recorded. A shape is
 // captured once it has been seen `repeats_before_capture` times; every other shape (multi-scale
 // batches, an epoch's last partial batch) runs eager. Invalidation (a family announcing that
 // its captured computation changed) drops every graph and restarts the counts. A disabled

@@ -1,5 +1,5 @@
 #pragma once
-// `batch` is the global batch (SPEC.md section 4): each of world_size ranks trains at
+// `batch` is the global batch (docs/design.md#multi-gpu-training): each of world_size ranks trains at
 // batch / world_size. No LibTorch here: the launcher checks this before it spawns anything.
 
 namespace libreyolo::core::distributed {

@@ -1,5 +1,5 @@
 #pragma once
-// Data-parallel gradient averaging (SPEC.md section 4): parameters are grouped into buckets of
+// Data-parallel gradient averaging (docs/design.md#multi-gpu-training): parameters are grouped into buckets of
 // about 25 MB, in reverse registration order (roughly the order backward produces their
 // gradients); as soon as every gradient of a bucket has been accumulated, the bucket's
 // all-reduce starts, so communication overlaps the rest of the backward pass. finish() waits

@@ -1,5 +1,5 @@
 #pragma once
-// `libreyolo-host train device=0,1` without a launcher around it (SPEC.md section 4): check
+// `libreyolo-host train device=0,1` without a launcher around it (docs/design.md#multi-gpu-training): check
 // what can be checked before any worker exists, start one worker per GPU (this program, same
 // arguments, a rank environment), wait, and report rank 0's run folder or the rank that failed.
 // Each worker then takes the ordinary single-device path with its rank set. The workers'

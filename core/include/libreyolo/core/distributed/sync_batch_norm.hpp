@@ -35,7 +35,7 @@ SyncBatchNormReport synchronize_batch_norm(torch::nn::Module& model,
 std::size_t desynchronize_batch_norm(torch::nn::Module& model);
 
 // BatchNorm layers of any kind under `model` (torch's BatchNorm{1,2,3}d, sdk::BatchNorm2d
-// included), for SPEC's warning: BatchNorm present, sync_bn off, per-rank batch below 16.
+// included), for docs/design.md#multi-gpu-training's warning: BatchNorm, sync_bn off, rank batch < 16.
 // sdk::FrozenBatchNorm2d is no torch BatchNorm and has no batch statistics: not counted (and
 // not synchronised above).
 std::size_t count_batch_norm_layers(torch::nn::Module& model);

@@ -1,5 +1,5 @@
 #pragma once
-// The seam between the training step and the profiler (SPEC.md section 1): the trainer marks
+// The seam between the training step and the profiler (docs/design.md#profiler): the trainer marks
 // where each phase of a step begins; an observer, when one is attached, timestamps the marks.
 // Without an observer a mark is one null-pointer check, nothing else.
 

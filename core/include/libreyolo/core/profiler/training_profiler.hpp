@@ -1,5 +1,5 @@
 #pragma once
-// train profile=true (SPEC.md section 1): the StepObserver the trainer attaches. It lets
+// train profile=true (docs/design.md#profiler): the StepObserver the trainer attaches. It lets
 // `skip` steps pass, then records `steps` steps: the first half (rounded up) with no added
 // synchronisation (step wall time, host phase marks, and on a GPU every kernel through the
 // device probe), the second half with a device sync at every phase boundary, so each phase's

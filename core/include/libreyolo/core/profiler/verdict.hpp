@@ -1,5 +1,5 @@
 #pragma once
-// The profiler's verdict (SPEC.md section 1): exactly one of four named problems, with the
+// The profiler's verdict (docs/design.md#profiler): exactly one of four named problems, with the
 // levers that address it and the numbers that decided it. A pure function of a few measured
 // numbers, so every rule is unit-tested on synthetic windows; docs/training-performance.md
 // states the same rules with the same thresholds.
@@ -25,9 +25,9 @@ enum class VerdictKind {
 const char* verdict_name(VerdictKind kind);
 // The inverse of verdict_name (reading a saved profile.json); throws core::Error otherwise.
 VerdictKind parse_verdict_name(const std::string& name);
-// SPEC.md's meaning column, one line.
+// The verdict table's meaning column (docs/design.md#profiler), one line.
 const char* verdict_meaning(VerdictKind kind);
-// SPEC.md's levers column, one lever per entry.
+// The verdict table's levers column (docs/design.md#profiler), one lever per entry.
 std::vector<std::string> verdict_levers(VerdictKind kind);
 
 // What the unsynchronised half of the window measured: the verdict's inputs.
@@ -61,7 +61,7 @@ struct VerdictThresholds {
 struct Verdict {
   VerdictKind kind = VerdictKind::none;
   std::string reason;               // the rule that fired, with its numbers
-  std::vector<std::string> levers;  // SPEC.md's levers for `kind`
+  std::vector<std::string> levers;  // docs/design.md#profiler's levers for `kind`
   bool utilization_trusted = true;  // false under memory pressure: allocator syncs distort it
 };
 

@@ -1,5 +1,5 @@
 #pragma once
-// batch=-1 (SPEC.md section 4, LibreYOLO's AutoBatch): the largest power-of-two batch whose
+// batch=-1 (docs/design.md#multi-gpu-training, LibreYOLO's AutoBatch): the largest power-of-two batch whose
 // training step fits in 60% of the GPU's memory, measured by running forward and backward at
 // batches 1, 2, 4, ... up to 64 (or nbs) and fitting a line through peak memory against batch.
 // The probe runs on one GPU; under multi-GPU the result is per GPU and the global batch is

@@ -1,7 +1,7 @@
 #pragma once
-// The training loop every family runs through (ARCHITECTURE.md, "One training step, as
-// data"). A short loop; the policies around it (logging, checkpoints, evaluation, early stop)
-// are small functions named after what they do.
+// The training loop every family runs through (docs/design.md#one-training-step-as-data).
+// A short loop; the policies around it (logging, checkpoints, evaluation, early stop) are
+// small functions named after what they do.
 
 #include <filesystem>
 #include <memory>

@@ -8,7 +8,7 @@
 #include <vector>
 
 #include "libreyolo/core/amp/precision_plan.hpp"
-#include "libreyolo/core/data/dataset_samples.hpp"
+#include "libreyolo/core/data/dataset/dataset_samples.hpp"
 #include "libreyolo/core/data/loader/data_loader.hpp"
 #include "libreyolo/core/eval/coco_evaluator.hpp"
 #include "libreyolo/core/eval/nms.hpp"

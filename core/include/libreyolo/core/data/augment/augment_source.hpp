@@ -4,7 +4,7 @@
 
 #include <cstddef>
 
-#include "libreyolo/core/data/sample.hpp"
+#include "libreyolo/core/data/image/sample.hpp"
 
 namespace libreyolo::core::data {
 

@@ -21,7 +21,7 @@
 #include <cstdint>
 #include <vector>
 
-#include "libreyolo/core/data/sample.hpp"
+#include "libreyolo/core/data/image/sample.hpp"
 
 namespace libreyolo::core::data {
 

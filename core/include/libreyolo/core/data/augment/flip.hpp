@@ -3,7 +3,7 @@
 
 #include <vector>
 
-#include "libreyolo/core/data/sample.hpp"
+#include "libreyolo/core/data/image/sample.hpp"
 
 namespace libreyolo::core::data {
 

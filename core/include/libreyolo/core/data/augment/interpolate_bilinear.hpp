@@ -19,7 +19,7 @@
 #include <cstdint>
 #include <vector>
 
-#include "libreyolo/core/data/sample.hpp"
+#include "libreyolo/core/data/image/sample.hpp"
 
 namespace libreyolo::core::data {
 

@@ -8,7 +8,7 @@
 //
 // Tile scale: LibreYOLO resizes each tile by min(imgsz / h, imgsz / w) (YOLOX) or
 // min(1, that) (yolo9) before placing it. Our cache already stores every image with long side
-// imgsz, so that factor is 1 and tiles are used as they are; train_augment rescales a tile only
+// imgsz, so that factor is 1 and tiles are used as they are; the Mosaic stage rescales a tile only
 // when a source hands over another size.
 
 #include <random>
@@ -17,7 +17,7 @@
 #include "libreyolo/core/data/augment/affine_matrix.hpp"
 #include "libreyolo/core/data/augment/box_filter.hpp"
 #include "libreyolo/core/data/augment/warp_affine.hpp"
-#include "libreyolo/core/data/sample.hpp"
+#include "libreyolo/core/data/image/sample.hpp"
 
 namespace libreyolo::core::data {
 
@@ -36,7 +36,7 @@ TiledCanvas mosaic_canvas(int imgsz, MosaicCentre centre, const ImageView tiles[
 // was rescaled) moved to canvas coordinates and clipped to the canvas, as YOLOX does, then drops
 // those `filter` rejects. YOLOX keeps them all: a box clipped to a zero-height line at the
 // canvas edge then turns, under rotation or shear, into a box of real size around no object
-// (seen in our tests); filtering here (train_augment passes final_filter, w > 1 and h > 1 in
+// (seen in our tests); filtering here (the Mosaic stage passes w > 1 and h > 1 in
 // tile pixels) removes those phantom labels.
 void append_mosaic_boxes(const TiledCanvas& canvas, int tile, const std::vector<PixelBox>& boxes,
                          float scale, const BoxFilter& filter,

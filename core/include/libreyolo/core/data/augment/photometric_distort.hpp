@@ -15,7 +15,7 @@
 #include <random>
 
 #include "libreyolo/core/data/augment/color_adjust.hpp"
-#include "libreyolo/core/data/sample.hpp"
+#include "libreyolo/core/data/image/sample.hpp"
 #include "libreyolo/sdk/augmentation.hpp"
 
 namespace libreyolo::core::data {

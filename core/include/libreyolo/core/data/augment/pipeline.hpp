@@ -22,8 +22,8 @@
 #include "libreyolo/core/data/augment/mixup.hpp"
 #include "libreyolo/core/data/augment/resize_bilinear.hpp"
 #include "libreyolo/core/data/augment/warp_affine.hpp"
-#include "libreyolo/core/data/image.hpp"
-#include "libreyolo/core/data/sample.hpp"
+#include "libreyolo/core/data/image/image.hpp"
+#include "libreyolo/core/data/image/sample.hpp"
 #include "libreyolo/sdk/augmentation.hpp"
 
 namespace libreyolo::core::data {

@@ -9,8 +9,8 @@
 
 #include <vector>
 
-#include "libreyolo/core/data/image.hpp"
-#include "libreyolo/core/data/sample.hpp"
+#include "libreyolo/core/data/image/image.hpp"
+#include "libreyolo/core/data/image/sample.hpp"
 #include "libreyolo/sdk/augmentation.hpp"
 
 namespace libreyolo::core::data {

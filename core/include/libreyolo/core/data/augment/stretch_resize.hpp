@@ -9,7 +9,7 @@
 #include <vector>
 
 #include "libreyolo/core/data/augment/interpolate_bilinear.hpp"
-#include "libreyolo/core/data/sample.hpp"
+#include "libreyolo/core/data/image/sample.hpp"
 #include "libreyolo/sdk/augmentation.hpp"
 
 namespace libreyolo::core::data {

@@ -10,7 +10,7 @@
 #include <vector>
 
 #include "libreyolo/core/data/augment/affine_matrix.hpp"
-#include "libreyolo/core/data/sample.hpp"
+#include "libreyolo/core/data/image/sample.hpp"
 
 namespace libreyolo::core::data {
 

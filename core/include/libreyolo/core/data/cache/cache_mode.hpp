@@ -3,7 +3,7 @@
 
 #include <string>
 
-#include "libreyolo/core/data/image_source.hpp"
+#include "libreyolo/core/data/cache/image_source.hpp"
 
 namespace libreyolo::core::data {
 

@@ -23,7 +23,7 @@
 #include <vector>
 
 #include "libreyolo/core/data/cache/image_plan.hpp"
-#include "libreyolo/core/data/image_scan.hpp"
+#include "libreyolo/core/data/dataset/image_scan.hpp"
 
 namespace libreyolo::core::data {
 

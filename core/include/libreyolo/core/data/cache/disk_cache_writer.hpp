@@ -8,7 +8,7 @@
 
 #include "libreyolo/core/data/cache/disk_cache_format.hpp"
 #include "libreyolo/core/data/cache/image_plan.hpp"
-#include "libreyolo/core/data/image_scan.hpp"
+#include "libreyolo/core/data/dataset/image_scan.hpp"
 
 namespace libreyolo::core::data {
 

@@ -5,7 +5,7 @@
 #include <memory>
 
 #include "libreyolo/core/data/cache/image_plan.hpp"
-#include "libreyolo/core/data/image_source.hpp"
+#include "libreyolo/core/data/cache/image_source.hpp"
 
 namespace libreyolo::core::data {
 

@@ -22,7 +22,7 @@
 #include <string>
 #include <vector>
 
-#include "libreyolo/core/data/image_source.hpp"
+#include "libreyolo/core/data/cache/image_source.hpp"
 
 namespace libreyolo::core::data {
 

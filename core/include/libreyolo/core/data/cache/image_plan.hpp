@@ -10,7 +10,7 @@
 #include <string>
 #include <vector>
 
-#include "libreyolo/core/data/image.hpp"
+#include "libreyolo/core/data/image/image.hpp"
 
 namespace libreyolo::core::data {
 

@@ -5,7 +5,7 @@
 #include <cstdint>
 #include <filesystem>
 
-#include "libreyolo/core/data/image.hpp"
+#include "libreyolo/core/data/image/image.hpp"
 
 namespace libreyolo::core::data {
 

@@ -9,7 +9,7 @@
 #include <random>
 #include <vector>
 
-#include "libreyolo/core/data/sample.hpp"
+#include "libreyolo/core/data/image/sample.hpp"
 
 namespace libreyolo::core::data {
 

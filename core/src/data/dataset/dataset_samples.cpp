@@ -1,0 +1,120 @@
+#include "libreyolo/core/data/dataset/dataset_samples.hpp"
+
+#include "libreyolo/core/data/augment/letterbox.hpp"
+#include "libreyolo/core/data/augment/pipeline.hpp"
+#include "libreyolo/core/error.hpp"
+#include "libreyolo/core/data/cache/image_cache.hpp"
+#include "libreyolo/core/data/dataset/scan_report.hpp"
+#include "libreyolo/core/log/log.hpp"
+
+namespace libreyolo::core::data {
+namespace {
+
+// Serves augmentation from the image source; one per worker, so the scratch images (used
+// when the source keeps no pixels of its own) need no lock.
+class SplitAugmentSource : public AugmentSource {
+ public:
+  explicit SplitAugmentSource(std::shared_ptr<const SplitSamples> split) : split_(std::move(split)) {}
+
+  std::size_t size() const override { return split_->labels.size(); }
+
+  SampleView sample(std::size_t index, int slot) override {
+    const auto view = split_->images->get(index, scratch_[slot]);
+    return {view, boxes_in_view(split_->labels[index], view)};
+  }
+
+ private:
+  std::shared_ptr<const SplitSamples> split_;
+  Image scratch_[kSlots];
+};
+
+class TrainSampleMaker : public SampleMaker {
+ public:
+  TrainSampleMaker(std::shared_ptr<const SplitSamples> split,
+                   std::shared_ptr<const std::vector<PreparedPipeline>> pipelines)
+      : source_(std::move(split)), pipelines_(std::move(pipelines)) {}
+
+  void make(std::size_t index, const EpochMode& mode, std::mt19937_64& rng, MutableImageView out,
+            std::vector<PixelBox>& boxes) override {
+    run_pipeline(source_, index, pipelines_->at(mode.pipeline), rng, scratch_, out, boxes);
+  }
+
+ private:
+  SplitAugmentSource source_;
+  std::shared_ptr<const std::vector<PreparedPipeline>> pipelines_;
+  AugmentScratch scratch_;
+};
+
+class ValSampleMaker : public SampleMaker {
+ public:
+  ValSampleMaker(std::shared_ptr<const SplitSamples> split, int imgsz) : source_(std::move(split)), imgsz_(imgsz) {}
+
+  void make(std::size_t index, const EpochMode&, std::mt19937_64&, MutableImageView out,
+            std::vector<PixelBox>& boxes) override {
+    const auto sample = source_.sample(index, 0);
+    const auto info = letterbox(sample.image, imgsz_, out, LetterboxPad::top_left, resize_, 114);
+    boxes.clear();
+    for (const auto& box : sample.boxes) boxes.push_back(to_letterbox(box, info));
+  }
+
+ private:
+  SplitAugmentSource source_;
+  int imgsz_;
+  ResizeScratch resize_;
+};
+
+}  // namespace
+
+SplitSamples make_split_samples(const ScanResult& scan, std::shared_ptr<const ImageSource> images) {
+  SplitSamples split;
+  split.images = std::move(images);
+  for (const auto& image : scan.images) {
+    split.labels.push_back(image.boxes);
+    split.original_sizes.push_back({image.width, image.height});
+  }
+  return split;
+}
+
+std::shared_ptr<const SplitSamples> load_split_samples(const DatasetSplit& split, int num_classes,
+                                                       const SplitLoadOptions& options) {
+  const auto scan = scan_split(split, num_classes);
+  if (scan.report.total_problems() > 0) log::warn(format_scan_report(scan.report));
+  std::vector<std::filesystem::path> paths;
+  ImageSourceOptions source_options;
+  for (const auto& image : scan.images) {
+    paths.push_back(image.path);
+    source_options.original_sizes.push_back({image.width, image.height});
+  }
+  source_options.local_ranks = options.local_ranks;
+  source_options.disk_cache_name = split.name;
+  std::shared_ptr<const ImageSource> images = make_image_source(
+      options.cache, std::move(paths), options.imgsz, options.cache_dir, options.threads, source_options);
+  return std::make_shared<const SplitSamples>(make_split_samples(scan, std::move(images)));
+}
+
+std::vector<PixelBox> boxes_in_view(const std::vector<LabelBox>& labels, const ImageView& view) {
+  std::vector<PixelBox> boxes;
+  boxes.reserve(labels.size());
+  const auto w = static_cast<float>(view.width), h = static_cast<float>(view.height);
+  for (const auto& l : labels) {
+    boxes.push_back({(l.cx - l.w / 2) * w, (l.cy - l.h / 2) * h, (l.cx + l.w / 2) * w, (l.cy + l.h / 2) * h,
+                     l.class_id});
+  }
+  return boxes;
+}
+
+SampleMakerFactory train_sample_makers(std::shared_ptr<const SplitSamples> split,
+                                       std::vector<PreparedPipeline> pipelines) {
+  if (pipelines.empty()) {
+    throw Error("no augmentation pipeline to train with", "the list of prepared pipelines is empty",
+                "declare at least one pipeline in the recipe (a Letterbox alone will do)");
+  }
+  auto shared = std::make_shared<const std::vector<PreparedPipeline>>(std::move(pipelines));
+  return [split, shared] { return std::make_unique<TrainSampleMaker>(split, shared); };
+}
+
+SampleMakerFactory val_sample_makers(std::shared_ptr<const SplitSamples> split, int imgsz) {
+  return [split, imgsz] { return std::make_unique<ValSampleMaker>(split, imgsz); };
+}
+
+}  // namespace libreyolo::core::data
