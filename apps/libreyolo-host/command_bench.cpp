@@ -22,7 +22,7 @@
 #include "libreyolo/core/config/option_table.hpp"
 #include "libreyolo/core/data/cache/cache_mode.hpp"
 #include "libreyolo/core/data/cache/image_cache.hpp"
-#include "libreyolo/core/data/dataset/dataset_config.hpp"
+#include "libreyolo/core/data/dataset/training_data.hpp"
 #include "libreyolo/core/data/dataset/dataset_samples.hpp"
 #include "libreyolo/core/data/loader/data_loader.hpp"
 #include "libreyolo/core/device/device_choice.hpp"
@@ -31,7 +31,7 @@
 #include "libreyolo/core/plugins/family_defaults.hpp"
 #include "libreyolo/core/trainer/augmentation_plan.hpp"
 #include "libreyolo/core/trainer/benchmarks.hpp"
-#include "libreyolo/core/trainer/train_config.hpp"
+#include "libreyolo/core/config/train_config.hpp"
 #include "libreyolo/core/util/json_writer.hpp"
 #include "libreyolo/core/util/machine_info.hpp"
 
@@ -130,19 +130,16 @@ void step_fields(core::util::JsonWriter& json, const core::trainer::StepBenchmar
 
 int bench_data(const Args& args) {
   const auto setup = resolve_bench(args);
-  const auto config = core::trainer::make_train_config(setup.options);
+  const auto config = core::config::make_train_config(setup.options);
   const auto steps = setup.options.get_int("steps");
   const auto warmup = setup.options.get_int("warmup");
   if (steps < 1 || warmup < 0) throw core::Error("steps and warmup must be positive", "nothing to time", "pass steps=100");
   const auto device = core::device::choose_device(config.device == "auto" ? "cpu" : config.device);
 
-  const auto dataset = core::data::load_dataset(config.data, bundled_datasets_dir());
-  core::data::SplitLoadOptions split_options;
-  split_options.imgsz = config.imgsz;
-  split_options.cache = core::data::parse_cache_mode(config.cache);
-  split_options.cache_dir = dataset.root / ".libreyolo-cache";
   const auto build_start = Clock::now();
-  const auto train = core::data::load_split_samples(dataset.train, dataset.nc(), split_options);
+  const auto data = core::data::load_training_data(
+      {config.data, bundled_datasets_dir(), config.imgsz, core::data::parse_cache_mode(config.cache), {"train"}});
+  const auto& train = data.splits.at("train");
   const double build_seconds = std::chrono::duration<double>(Clock::now() - build_start).count();
 
   core::data::LoaderOptions loader_options;

@@ -115,9 +115,9 @@ int run_profile_run(const Args& args) {
   const auto table = core::config::profile_run_options();
   const auto plan = read_plan(args, table);
   const auto run = resolve_model_run(plan.user, plan.input.model, table);
-  auto request = make_train_request(run, core::trainer::unchecked_train_config(run.options));
+  auto request = make_train_request(run, core::config::unchecked_train_config(run.options));
   core::trainer::apply_profile_run_rules(request, plan.input);
-  core::trainer::check_train_config(request.config);
+  core::config::check_train_config(request.config);
   request.stop_when_profiled = true;
   std::cout << "profile run: " << run.family->info.name << run.size << " (" << run.family->info.display_name
             << "); options not at their default:\n";

@@ -12,8 +12,7 @@
 #include "libreyolo/core/checkpoint/state_dict.hpp"
 #include "libreyolo/core/config/option_table.hpp"
 #include "libreyolo/core/data/cache/cache_mode.hpp"
-#include "libreyolo/core/data/dataset/dataset_config.hpp"
-#include "libreyolo/core/data/dataset/dataset_samples.hpp"
+#include "libreyolo/core/data/dataset/training_data.hpp"
 #include "libreyolo/core/device/cuda_info.hpp"
 #include "libreyolo/core/device/device_choice.hpp"
 #include "libreyolo/core/error.hpp"
@@ -33,31 +32,26 @@ int run_val(const Args& args) {
   }
   const auto& o = run.options;
   const auto device = core::device::choose_device(o.get_text("device"));
-  const auto dataset = core::data::load_dataset(o.get_text("data"), bundled_datasets_dir());
   const auto& file = run.weights->file;
   const auto& saved = *run.weights->checkpoint;
   for (const auto& warning : saved.warnings) core::log::warn(file.string(), ": ", warning);
+  // Weights saved at one input size evaluate at another only if the user asks (imgsz=).
+  const int imgsz = o.at("imgsz").source == core::config::OptionSource::command_line ? static_cast<int>(o.get_int("imgsz"))
+                                                                                     : static_cast<int>(saved.metadata.imgsz);
+  const auto& split_name = o.get_text("split");
+  const auto data = core::data::load_training_data(
+      {o.get_text("data"), bundled_datasets_dir(), imgsz, core::data::parse_cache_mode(o.get_text("cache")), {split_name}});
+  const auto& dataset = data.dataset;
   if (saved.metadata.nc != dataset.nc()) {
     throw core::Error(file.string() + " predicts " + std::to_string(saved.metadata.nc) + " classes",
                       "the dataset " + o.get_text("data") + " has " + std::to_string(dataset.nc()),
                       "validate on the dataset the weights were trained for");
   }
-  const auto& split = o.get_text("split") == "train" ? dataset.train : o.get_text("split") == "test" ? dataset.test : dataset.val;
-  if (!split.defined) throw core::Error("data has no " + o.get_text("split") + " split", "nothing to validate", "pass split=val");
-
-  // Weights saved at one input size evaluate at another only if the user asks (imgsz=).
-  const int imgsz = o.at("imgsz").source == core::config::OptionSource::command_line ? static_cast<int>(o.get_int("imgsz"))
-                                                                                     : static_cast<int>(saved.metadata.imgsz);
   torch::manual_seed(0);
   auto model = run.family->family->create_detector({run.size, dataset.nc(), imgsz});
   core::checkpoint::load_state_dict_into(*model, saved.model, /*strict=*/true, file.string());
   model->to(device);
-
-  core::data::SplitLoadOptions load;
-  load.imgsz = imgsz;
-  load.cache = core::data::parse_cache_mode(o.get_text("cache"));
-  load.cache_dir = dataset.root / ".libreyolo-cache";
-  const auto samples = core::data::load_split_samples(split, dataset.nc(), load);
+  const auto& samples = data.splits.at(split_name);
 
   core::trainer::ValidationOptions options;
   options.imgsz = imgsz;

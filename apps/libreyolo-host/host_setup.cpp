@@ -89,10 +89,10 @@ ModelRun resolve_model_run(core::config::UserOptions user, const std::string& mo
 }
 
 core::trainer::TrainRequest make_train_request(const ModelRun& run) {
-  return make_train_request(run, core::trainer::make_train_config(run.options));
+  return make_train_request(run, core::config::make_train_config(run.options));
 }
 
-core::trainer::TrainRequest make_train_request(const ModelRun& run, core::trainer::TrainConfig config) {
+core::trainer::TrainRequest make_train_request(const ModelRun& run, core::config::TrainConfig config) {
   core::trainer::TrainRequest request;
   request.config = std::move(config);
   request.sources = core::config::OptionSources(run.options);

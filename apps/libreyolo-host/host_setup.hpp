@@ -51,7 +51,7 @@ ModelRun resolve_model_run(core::config::UserOptions user, const std::string& mo
 // the starting weights.
 core::trainer::TrainRequest make_train_request(const ModelRun& run);
 // The same around a TrainConfig the caller made (profile run applies its rules first).
-core::trainer::TrainRequest make_train_request(const ModelRun& run, core::trainer::TrainConfig config);
+core::trainer::TrainRequest make_train_request(const ModelRun& run, core::config::TrainConfig config);
 
 // Prints the options that differ from the built-in defaults, with where each came from.
 void print_option_summary(const core::trainer::TrainRequest& request);

@@ -4,7 +4,7 @@
 
 namespace libreyolo::core::config {
 
-std::vector<ReportedOption> report_options(const trainer::TrainConfig& config, const OptionSources& sources) {
+std::vector<ReportedOption> report_options(const config::TrainConfig& config, const OptionSources& sources) {
   std::vector<ReportedOption> reported;
   for (const auto& option : train_option_list()) {
     const auto value = read_field(config, option.field);

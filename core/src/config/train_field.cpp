@@ -13,7 +13,7 @@ namespace {
 template <class Pointer>
 struct MemberOf;
 template <class Member>
-struct MemberOf<Member trainer::TrainConfig::*> {
+struct MemberOf<Member config::TrainConfig::*> {
   using type = Member;
 };
 template <class Pointer>
@@ -31,7 +31,7 @@ const TrainOption* find_train_option(const std::string& name) {
   return nullptr;
 }
 
-OptionValue read_field(const trainer::TrainConfig& config, const TrainField& field) {
+OptionValue read_field(const config::TrainConfig& config, const TrainField& field) {
   return std::visit(
       [&](auto member) -> OptionValue {
         using Member = member_of_t<decltype(member)>;
@@ -46,11 +46,11 @@ OptionValue read_field(const trainer::TrainConfig& config, const TrainField& fie
 
 bool fits_field(const TrainField& field, const OptionValue& value) {
   const auto* integer = std::get_if<long long>(&value);
-  if (!integer || !std::holds_alternative<int trainer::TrainConfig::*>(field)) return true;
+  if (!integer || !std::holds_alternative<int config::TrainConfig::*>(field)) return true;
   return *integer >= INT_MIN && *integer <= INT_MAX;
 }
 
-void write_field(trainer::TrainConfig& config, const TrainField& field, const OptionValue& value) {
+void write_field(config::TrainConfig& config, const TrainField& field, const OptionValue& value) {
   std::visit(
       [&](auto member) {
         using Member = member_of_t<decltype(member)>;

@@ -13,7 +13,7 @@ namespace libreyolo::core::config {
 namespace {
 
 using T = OptionType;
-using C = trainer::TrainConfig;
+using C = config::TrainConfig;
 using namespace checks;
 constexpr bool kVal = true;  // also a `val` option
 constexpr long long kMany = 1 << 20;

@@ -24,7 +24,7 @@ AugmentationPlan plan_augmentation(const sdk::Recipe& recipe, int imgsz, const d
   return plan;
 }
 
-data::AugmentOverrides augment_overrides(const TrainConfig& c) {
+data::AugmentOverrides augment_overrides(const config::TrainConfig& c) {
   data::AugmentOverrides o;
   auto take = [&](const char* name, auto value, auto& field) {
     if (c.user_set.count(name)) field = value;

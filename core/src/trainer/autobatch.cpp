@@ -7,7 +7,7 @@
 
 #include "libreyolo/core/data/dataset/dataset_config.hpp"
 #include "libreyolo/core/data/loader/network_input.hpp"
-#include "libreyolo/core/trainer/train_config.hpp"
+#include "libreyolo/core/config/train_config.hpp"
 #include "libreyolo/core/device/cuda_info.hpp"
 #include "libreyolo/core/log/log.hpp"
 

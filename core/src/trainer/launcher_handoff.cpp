@@ -26,7 +26,7 @@ distributed::SpawnRequest make_spawn_request(const TrainRequest& request, const 
   return spawn;
 }
 
-void apply_launcher_decisions(TrainConfig& config, const std::optional<distributed::RankEnvironment>& ranks) {
+void apply_launcher_decisions(config::TrainConfig& config, const std::optional<distributed::RankEnvironment>& ranks) {
   if (!ranks || !ranks->spawned_by_host || !ranks->launcher_autobatch) return;
   if (config.batch < 0) config.batch = *ranks->launcher_autobatch;
 }

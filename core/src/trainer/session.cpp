@@ -8,6 +8,7 @@
 #include "libreyolo/core/checkpoint/checkpoint_io.hpp"
 #include "libreyolo/core/checkpoint/state_dict.hpp"
 #include "libreyolo/core/data/cache/cache_mode.hpp"
+#include "libreyolo/core/data/dataset/training_data.hpp"
 #include "libreyolo/core/data/loader/network_input.hpp"
 #include "libreyolo/core/device/cuda_info.hpp"
 #include "libreyolo/core/error.hpp"
@@ -132,7 +133,7 @@ void log_param_groups(const std::vector<optim::ParamGroup>& groups) {
   }
 }
 
-std::unique_ptr<optim::Optimizer> make_optimizer(const TrainConfig& c, const sdk::Recipe& recipe, sdk::Detector& model,
+std::unique_ptr<optim::Optimizer> make_optimizer(const config::TrainConfig& c, const sdk::Recipe& recipe, sdk::Detector& model,
                                                  double weight_decay) {
   auto split = optim::split_by_rules(model, recipe.param_groups, weight_decay);
   for (const auto& warning : split.warnings) log::warn(warning);
@@ -161,19 +162,12 @@ amp::GradScalerOptions scaler_options(const amp::PrecisionPlan& plan) {
 }
 
 void load_data(Session& s, const TrainRequest& request) {
-  s.dataset = data::load_dataset(s.config.data, request.bundled_datasets);
-  if (!s.dataset.val.defined) {
-    throw Error("data " + s.config.data + " has no val split", "training validates on it to pick best.pt",
-                "add a val: entry to the data.yaml (it may point at the train images)");
-  }
-  data::SplitLoadOptions options;
-  options.imgsz = s.config.imgsz;
-  options.cache = data::parse_cache_mode(s.config.cache);
-  options.cache_dir = s.dataset.root / ".libreyolo-cache";
-  s.train_split = data::load_split_samples(s.dataset.train, s.dataset.nc(), options);
-  s.val_split = data::load_split_samples(s.dataset.val, s.dataset.nc(), options);
-  log::info("data: ", s.train_split->labels.size(), " train and ", s.val_split->labels.size(), " val images, ",
-            s.dataset.nc(), " classes (", s.dataset.yaml_path.string(), ")");
+  // Training validates on val to pick best.pt: a data.yaml without one fails here.
+  auto data = data::load_training_data(
+      {s.config.data, request.bundled_datasets, s.config.imgsz, data::parse_cache_mode(s.config.cache), {"train", "val"}});
+  s.dataset = std::move(data.dataset);
+  s.train_split = data.splits.at("train");
+  s.val_split = data.splits.at("val");
 
   data::LoaderOptions loader;
   loader.sampler.dataset_size = s.train_split->labels.size();

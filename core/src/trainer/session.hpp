@@ -22,7 +22,7 @@
 #include "libreyolo/core/profiler/step_observer.hpp"
 #include "libreyolo/core/trainer/augmentation_plan.hpp"
 #include "libreyolo/core/trainer/run_folder.hpp"
-#include "libreyolo/core/trainer/train_config.hpp"
+#include "libreyolo/core/config/train_config.hpp"
 #include "libreyolo/core/trainer/trainer.hpp"
 #include "libreyolo/sdk/criterion.hpp"
 #include "libreyolo/sdk/detector.hpp"
@@ -39,7 +39,7 @@ struct ProgressState {
 };
 
 struct Session {
-  TrainConfig config;
+  config::TrainConfig config;
   // Distributed runs (world_size > 1): this rank, the collectives joining the ranks, and the
   // gradient averaging. Rank 0 owns every side effect (run folder, logs, checkpoints,
   // validation); `batch` in config stays the global batch, rank_batch is this rank's share.

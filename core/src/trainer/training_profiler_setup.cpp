@@ -13,7 +13,7 @@ namespace {
 std::string yes_no(bool flag) { return flag ? "true" : "false"; }
 
 // The options that decide how fast a step runs; enough to reproduce the measurement.
-TextPairs describe_config(const trainer::TrainConfig& c, const std::string& model, const c10::Device& device) {
+TextPairs describe_config(const config::TrainConfig& c, const std::string& model, const c10::Device& device) {
   return {{"model", model},
           {"data", c.data},
           {"device", device.str()},
@@ -46,7 +46,7 @@ TextPairs describe_environment(const DeviceProbe& probe) {
 
 }  // namespace
 
-std::unique_ptr<TrainingProfiler> make_training_profiler(const trainer::TrainConfig& config, const std::string& model,
+std::unique_ptr<TrainingProfiler> make_training_profiler(const config::TrainConfig& config, const std::string& model,
                                                          const c10::Device& device,
                                                          const std::filesystem::path& run_root, int world_size) {
   if (!config.profile) return nullptr;

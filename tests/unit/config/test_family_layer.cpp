@@ -12,7 +12,7 @@
 #include "libreyolo/core/config/user_options.hpp"
 #include "libreyolo/core/error.hpp"
 #include "libreyolo/core/plugins/family_defaults.hpp"
-#include "libreyolo/core/trainer/train_config.hpp"
+#include "libreyolo/core/config/train_config.hpp"
 
 using namespace libreyolo;
 using namespace libreyolo::core;
@@ -93,7 +93,7 @@ TEST_CASE("family layer: a recipe double arrives bit-exact in the resolved optio
   CHECK(resolved.at("momentum").source == OptionSource::family);
   CHECK(same_bits(resolved.get_double("momentum"), kSum));
   CHECK(resolved.get_text("optimizer") == "adamw");  // the table's spelling
-  const auto config = trainer::make_train_config(resolved);
+  const auto config = config::make_train_config(resolved);
   CHECK(same_bits(config.lr0, 0.1));
   CHECK(same_bits(config.momentum, kSum));
   CHECK(config.epochs == 7);

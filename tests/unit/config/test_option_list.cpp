@@ -10,11 +10,11 @@
 #include "libreyolo/core/config/train_option_list.hpp"
 #include "libreyolo/core/config/user_options.hpp"
 #include "libreyolo/core/error.hpp"
-#include "libreyolo/core/trainer/train_config.hpp"
+#include "libreyolo/core/config/train_config.hpp"
 
 using namespace libreyolo::core;
 using namespace libreyolo::core::config;
-using trainer::TrainConfig;
+using config::TrainConfig;
 
 namespace {
 
@@ -107,7 +107,7 @@ TEST_CASE("option list: each option's member has the option's type, and no two o
 
 TEST_CASE("option list: a default-constructed TrainConfig holds the table's defaults") {
   const TrainConfig config;
-  const auto resolved = trainer::make_train_config(resolve_options(train_options(), read_user_options({"data=d"}, train_options()),
+  const auto resolved = config::make_train_config(resolve_options(train_options(), read_user_options({"data=d"}, train_options()),
                                                           "no family", {}));
   for (const auto& option : train_option_list()) {
     CAPTURE(option.spec.name);
@@ -157,14 +157,14 @@ TEST_CASE("option list: every TrainConfig member but user_set is an option's") {
 TEST_CASE("option list: checks run in table order on the typed config, with make_train_config's messages") {
   auto config = TrainConfig();
   config.data = "d";
-  CHECK_NOTHROW(trainer::check_train_config(config));
+  CHECK_NOTHROW(config::check_train_config(config));
   config.ddp_timeout = 0;
-  CHECK_THROWS_WITH_AS(trainer::check_train_config(config), doctest::Contains("ddp_timeout=0 is out of range"), Error);
+  CHECK_THROWS_WITH_AS(config::check_train_config(config), doctest::Contains("ddp_timeout=0 is out of range"), Error);
   config.mixup_scale = {0, 1};  // earlier in the table than ddp_timeout
-  CHECK_THROWS_WITH_AS(trainer::check_train_config(config), doctest::Contains("expected positive scales"), Error);
+  CHECK_THROWS_WITH_AS(config::check_train_config(config), doctest::Contains("expected positive scales"), Error);
   // An integer too large for its int member is reported with the user's value, not a wrapped one.
   const auto table = train_options();
-  CHECK_THROWS_WITH_AS(trainer::make_train_config(resolve_options(
+  CHECK_THROWS_WITH_AS(config::make_train_config(resolve_options(
                            table, read_user_options({"data=d", "epochs=99999999999"}, table), "no family", {})),
                        doctest::Contains("option epochs=99999999999 is out of range"), Error);
 }

@@ -1,4 +1,4 @@
-// Options are resolved once, by the command line, into one TrainConfig: no command rewrites
+// Options are resolved once, by the command line, into one config::TrainConfig: no command rewrites
 // `train`'s arguments. profile run applies its rules to the typed config; the multi-GPU
 // launcher hands its workers the user's arguments and carries its own decision (autobatch)
 // separately.
@@ -16,7 +16,7 @@
 #include "libreyolo/core/distributed/spawn_training.hpp"
 #include "libreyolo/core/trainer/launcher_handoff.hpp"
 #include "libreyolo/core/trainer/profile_run_rules.hpp"
-#include "libreyolo/core/trainer/train_config.hpp"
+#include "libreyolo/core/config/train_config.hpp"
 #include "../temp_dir.hpp"
 
 using namespace libreyolo::core;
@@ -51,12 +51,12 @@ TEST_CASE("user_set: the options the cfg file or the command line set, by canoni
   std::ofstream(dir / "cfg.yaml") << "epochs: 20\nmosaic_prob: 0.5\n";
   const auto table = config::train_options();
   const auto r = resolve({"cfg=" + (dir / "cfg.yaml").string(), "data=d", "lr=0.005", "--exist-ok"}, table);
-  const auto config = trainer::make_train_config(r.options);
+  const auto config = config::make_train_config(r.options);
   const std::set<std::string> expected = {"cfg", "data", "lr0", "exist_ok", "epochs", "mosaic_prob"};
   CHECK(config.user_set == expected);  // the family's lr0 and epochs were overridden, so they count too
   CHECK(config.lr0 == 0.005);
   CHECK(config.epochs == 20);
-  const auto family_only = trainer::make_train_config(resolve({"data=d"}, table).options);
+  const auto family_only = config::make_train_config(resolve({"data=d"}, table).options);
   CHECK(family_only.user_set == std::set<std::string>{"data"});  // lr0 and epochs from the family: not the user's
 }
 
@@ -65,10 +65,10 @@ TEST_CASE("profile run: its rules set the typed config; the user's arguments and
   const Args args = {"coco16", "--model", "example", "--size", "n", "profile_skip=1", "profile_steps=4", "epochs=9"};
   const auto r = resolve(args, table);
   trainer::TrainRequest request;
-  request.config = trainer::unchecked_train_config(r.options);
+  request.config = config::unchecked_train_config(r.options);
   request.sources = config::OptionSources(r.options);
   trainer::apply_profile_run_rules(request, {"coco16", "examplen", r.user.command_line});
-  CHECK_NOTHROW(trainer::check_train_config(request.config));
+  CHECK_NOTHROW(config::check_train_config(request.config));
 
   const auto& c = request.config;
   CHECK(c.profile);
@@ -100,7 +100,7 @@ TEST_CASE("profile run: a project and a run length the user gave are kept") {
   const auto table = config::profile_run_options();
   const auto r = resolve({"d", "--model", "example", "project=mine", "save_period=2"}, table);
   trainer::TrainRequest request;
-  request.config = trainer::unchecked_train_config(r.options);
+  request.config = config::unchecked_train_config(r.options);
   request.sources = config::OptionSources(r.options);
   trainer::apply_profile_run_rules(request, {"d", "example", r.user.command_line});
   CHECK(request.config.project == "mine");
@@ -114,7 +114,7 @@ TEST_CASE("spawn: the workers get the user's arguments, batch=-1 included; the a
   const Args args = {"model=examplen", "data=d", "batch=-1", "device=0,1"};
   const auto table = config::train_options();
   trainer::TrainRequest request;
-  request.config = trainer::make_train_config(resolve(args, table).options);
+  request.config = config::make_train_config(resolve(args, table).options);
   request.family = &family;
   REQUIRE(request.config.batch == -1);
 
@@ -140,7 +140,7 @@ TEST_CASE("spawn: the workers get the user's arguments, batch=-1 included; the a
   REQUIRE(ranks);
   CHECK(ranks->launcher_autobatch == 64);
   const Args worker_args(spawn.arguments.begin() + 1, spawn.arguments.end());
-  auto worker = trainer::make_train_config(resolve(worker_args, table).options);
+  auto worker = config::make_train_config(resolve(worker_args, table).options);
   CHECK(worker.batch == -1);
   trainer::apply_launcher_decisions(worker, ranks);
   CHECK(worker.batch == 64);
@@ -148,10 +148,10 @@ TEST_CASE("spawn: the workers get the user's arguments, batch=-1 included; the a
   // Only the host's own workers take it, and only for batch=-1.
   auto external = *ranks;
   external.spawned_by_host = false;
-  auto other = trainer::make_train_config(resolve(worker_args, table).options);
+  auto other = config::make_train_config(resolve(worker_args, table).options);
   trainer::apply_launcher_decisions(other, external);
   CHECK(other.batch == -1);
-  auto given = trainer::make_train_config(resolve({"data=d", "batch=32"}, table).options);
+  auto given = config::make_train_config(resolve({"data=d", "batch=32"}, table).options);
   trainer::apply_launcher_decisions(given, ranks);
   CHECK(given.batch == 32);
 }
@@ -160,7 +160,7 @@ TEST_CASE("spawn: a batch the user gave is the workers' batch, with no decision 
   const auto family = spawnable_family();
   const Args args = {"model=examplen", "data=d", "batch=32", "device=0,1"};
   trainer::TrainRequest request;
-  request.config = trainer::make_train_config(resolve(args, config::train_options()).options);
+  request.config = config::make_train_config(resolve(args, config::train_options()).options);
   request.family = &family;
   const auto spawn = trainer::make_spawn_request(request, args, {0, 1}, std::nullopt);
   CHECK(spawn.arguments == Args{"train", "model=examplen", "data=d", "batch=32", "device=0,1"});

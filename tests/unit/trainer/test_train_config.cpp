@@ -2,15 +2,15 @@
 
 #include "libreyolo/core/config/user_options.hpp"
 #include "libreyolo/core/error.hpp"
-#include "libreyolo/core/trainer/train_config.hpp"
+#include "libreyolo/core/config/train_config.hpp"
 #include "libreyolo/core/trainer/trainer.hpp"
 
 using namespace libreyolo::core;
 
 namespace {
-trainer::TrainConfig config_from(const std::vector<std::string>& args) {
+config::TrainConfig config_from(const std::vector<std::string>& args) {
   const auto table = config::train_options();
-  return trainer::make_train_config(
+  return config::make_train_config(
       config::resolve_options(table, config::read_user_options(args, table), "test family", {{"momentum", 0.9}}));
 }
 }  // namespace

@@ -89,7 +89,7 @@ TEST_CASE("yolox plugin: two CPU epochs on coco16 through the trainer, L1 on in 
   core::trainer::TrainRequest request;
   const auto options = core::config::resolve_options(table, user, "family yolox's recipe",
                                                      core::plugins::family_option_defaults(family, "n", table));
-  request.config = core::trainer::make_train_config(options);
+  request.config = core::config::make_train_config(options);
   request.sources = core::config::OptionSources(options);
   request.family = &family;
   request.size = "n";

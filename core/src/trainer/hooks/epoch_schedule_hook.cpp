@@ -32,7 +32,7 @@ class SessionTarget : public ScheduleTarget {
 };
 
 // A from-end point's count, e.g. no_aug_epochs, as the run resolved it.
-long long integer_option(const TrainConfig& c, const std::string& name) {
+long long integer_option(const config::TrainConfig& c, const std::string& name) {
   const auto* option = config::find_train_option(name);
   const auto value = option ? config::read_field(c, option->field) : config::OptionValue{};
   if (const auto* integer = std::get_if<long long>(&value)) return *integer;

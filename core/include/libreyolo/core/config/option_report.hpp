@@ -6,7 +6,7 @@
 #include <vector>
 
 #include "libreyolo/core/config/option_sources.hpp"
-#include "libreyolo/core/trainer/train_config.hpp"
+#include "libreyolo/core/config/train_config.hpp"
 
 namespace libreyolo::core::config {
 
@@ -18,6 +18,6 @@ struct ReportedOption {
 
 // Every option of train's list that has a value, in table order: all but the text options
 // without a default that nobody set (model=, cfg=, plugin_dir= ...).
-std::vector<ReportedOption> report_options(const trainer::TrainConfig& config, const OptionSources& sources);
+std::vector<ReportedOption> report_options(const config::TrainConfig& config, const OptionSources& sources);
 
 }  // namespace libreyolo::core::config

@@ -12,15 +12,15 @@
 #include <vector>
 
 #include "libreyolo/core/config/option_spec.hpp"
-#include "libreyolo/core/trainer/train_config.hpp"
+#include "libreyolo/core/config/train_config.hpp"
 
 namespace libreyolo::core::config {
 
 // The TrainConfig member an option fills. Integer options fill int or std::int64_t members,
 // number options double, text and choice options std::string, range options sdk::Range.
-using TrainField = std::variant<bool trainer::TrainConfig::*, int trainer::TrainConfig::*,
-                                std::int64_t trainer::TrainConfig::*, double trainer::TrainConfig::*,
-                                std::string trainer::TrainConfig::*, sdk::Range trainer::TrainConfig::*>;
+using TrainField = std::variant<bool config::TrainConfig::*, int config::TrainConfig::*,
+                                std::int64_t config::TrainConfig::*, double config::TrainConfig::*,
+                                std::string config::TrainConfig::*, sdk::Range config::TrainConfig::*>;
 
 // Throws core::Error when a value of the option's type is not valid for it ("option imgsz=100
 // is out of range: expected a multiple of 32 (the network stride)"). `name` is the option's.
@@ -40,10 +40,10 @@ const std::vector<TrainOption>& train_option_list();
 const TrainOption* find_train_option(const std::string& name);
 
 // The member's value as the option's typed value (int and std::int64_t read as long long).
-OptionValue read_field(const trainer::TrainConfig& config, const TrainField& field);
+OptionValue read_field(const config::TrainConfig& config, const TrainField& field);
 // Whether `value` fits the member: an integer outside int's range does not fit an int member.
 bool fits_field(const TrainField& field, const OptionValue& value);
 // Assigns `value` (of the option's type, fitting the member) to the member.
-void write_field(trainer::TrainConfig& config, const TrainField& field, const OptionValue& value);
+void write_field(config::TrainConfig& config, const TrainField& field, const OptionValue& value);
 
 }  // namespace libreyolo::core::config

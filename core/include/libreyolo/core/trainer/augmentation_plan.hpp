@@ -7,7 +7,7 @@
 #include <vector>
 
 #include "libreyolo/core/data/augment/pipeline.hpp"
-#include "libreyolo/core/trainer/train_config.hpp"
+#include "libreyolo/core/config/train_config.hpp"
 #include "libreyolo/sdk/recipe.hpp"
 
 namespace libreyolo::core::trainer {
@@ -24,6 +24,6 @@ AugmentationPlan plan_augmentation(const sdk::Recipe& recipe, int imgsz, const d
 
 // The augmentation options the user set (cfg file or command line), as overrides; options
 // left at the family's or the global default leave the declared pipelines as they are.
-data::AugmentOverrides augment_overrides(const TrainConfig& config);
+data::AugmentOverrides augment_overrides(const config::TrainConfig& config);
 
 }  // namespace libreyolo::core::trainer

@@ -2,7 +2,7 @@
 // `train device=0,1` without a launcher around it: what the host's own launcher hands its
 // workers. The workers run the user's arguments unchanged (argv is never rewritten); what the
 // launcher decided for them travels separately, in their environment, and each worker applies
-// it to its TrainConfig. Today that is one decision: the global batch autobatch chose for
+// it to its config::TrainConfig. Today that is one decision: the global batch autobatch chose for
 // batch=-1 (probed once, in the launcher, before any worker exists). docs/multi-gpu.md.
 
 #include <optional>
@@ -24,6 +24,6 @@ distributed::SpawnRequest make_spawn_request(const TrainRequest& request, const 
 // A worker of the host's launcher takes the launcher's decisions: batch=-1 becomes the
 // autobatched global batch. Nothing changes for other processes (torchrun's ranks probe on rank
 // 0 themselves) or for a batch the user gave.
-void apply_launcher_decisions(TrainConfig& config, const std::optional<distributed::RankEnvironment>& ranks);
+void apply_launcher_decisions(config::TrainConfig& config, const std::optional<distributed::RankEnvironment>& ranks);
 
 }  // namespace libreyolo::core::trainer

@@ -1,6 +1,6 @@
 #pragma once
 // `profile run DATA (--weights W.pt | --model F --size S) ...` is an ordinary `train` with its
-// own rules, applied to the typed TrainConfig (never to a `train` argv): profile=true and
+// own rules, applied to the typed config::TrainConfig (never to a `train` argv): profile=true and
 // no_aug_epochs=0 (the profiler measures epoch 0's augmentation; a short run with the default
 // would profile the lighter no-augmentation loader), project=runs/profile unless given, and
 // enough epochs to fill the window with no validation or periodic checkpoints. docs/cli.md.

@@ -15,7 +15,7 @@
 #include "libreyolo/core/plugins/family_registry.hpp"
 #include "libreyolo/core/trainer/results_log.hpp"
 #include "libreyolo/core/trainer/run_folder.hpp"
-#include "libreyolo/core/trainer/train_config.hpp"
+#include "libreyolo/core/config/train_config.hpp"
 
 namespace libreyolo::core::checkpoint {
 struct Checkpoint;
@@ -31,8 +31,8 @@ struct StartWeights {
 
 struct TrainRequest {
   // The resolved `train` options, typed and checked once by the command line
-  // (make_train_config). Nothing past the command line resolves or checks options again.
-  TrainConfig config;
+  // (config::make_train_config). Nothing past the command line resolves or checks options again.
+  config::TrainConfig config;
   config::OptionSources sources;  // which layer set each option: for args.yaml and last.pt
   const plugins::LoadedFamily* family = nullptr;
   std::string size;

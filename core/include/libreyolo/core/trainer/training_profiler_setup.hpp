@@ -3,7 +3,7 @@
 // off, or a distributed run, which the profiler does not measure: one warning). Fills the
 // profile's config and environment from the run.
 //
-// It lives in trainer/ because it reads trainer types (TrainConfig): the profiler itself knows
+// It lives in trainer/ because it reads trainer types (config::TrainConfig): the profiler itself knows
 // nothing of the trainer. It keeps the profiler's namespace, since what it makes is a profiler.
 
 #include <c10/core/Device.h>
@@ -13,12 +13,12 @@
 #include <string>
 
 #include "libreyolo/core/profiler/training_profiler.hpp"
-#include "libreyolo/core/trainer/train_config.hpp"
+#include "libreyolo/core/config/train_config.hpp"
 
 namespace libreyolo::core::profiler {
 
 // `model` names family and size (yolo9s); artifacts go to <run_root>/prof.
-std::unique_ptr<TrainingProfiler> make_training_profiler(const trainer::TrainConfig& config, const std::string& model,
+std::unique_ptr<TrainingProfiler> make_training_profiler(const config::TrainConfig& config, const std::string& model,
                                                          const c10::Device& device,
                                                          const std::filesystem::path& run_root, int world_size);
 

@@ -18,7 +18,7 @@ namespace libreyolo::core::config {
 class ResolvedOptions;
 }
 
-namespace libreyolo::core::trainer {
+namespace libreyolo::core::config {
 
 struct TrainConfig {
   TrainConfig();  // every option at its built-in default
@@ -64,13 +64,13 @@ struct TrainConfig {
 // The typed values of the resolved options and user_set, before the checks: for a command that
 // decides some options itself first (profile run). Throws only for an integer that does not fit
 // its field, with the option's own range message.
-TrainConfig unchecked_train_config(const config::ResolvedOptions& options);
+TrainConfig unchecked_train_config(const ResolvedOptions& options);
 
 // Throws core::Error naming the first option (in table order) whose value is out of range, its
 // value and the valid range.
 void check_train_config(const TrainConfig& config);
 
 // unchecked_train_config, then check_train_config: what every command but profile run uses.
-TrainConfig make_train_config(const config::ResolvedOptions& options);
+TrainConfig make_train_config(const ResolvedOptions& options);
 
-}  // namespace libreyolo::core::trainer
+}  // namespace libreyolo::core::config

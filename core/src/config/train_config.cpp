@@ -1,4 +1,4 @@
-#include "libreyolo/core/trainer/train_config.hpp"
+#include "libreyolo/core/config/train_config.hpp"
 
 #include <climits>
 
@@ -6,7 +6,7 @@
 #include "libreyolo/core/config/train_option_list.hpp"
 #include "libreyolo/core/error.hpp"
 
-namespace libreyolo::core::trainer {
+namespace libreyolo::core::config {
 namespace {
 
 bool set_by_user(config::OptionSource source) {
@@ -31,14 +31,14 @@ const TrainConfig& TrainConfig::built_in_defaults() {
 
 TrainConfig::TrainConfig() : TrainConfig(built_in_defaults()) {}
 
-TrainConfig unchecked_train_config(const config::ResolvedOptions& options) {
+TrainConfig unchecked_train_config(const ResolvedOptions& options) {
   TrainConfig c;
   for (const auto& option : config::train_option_list()) {
     const auto& resolved = options.at(option.spec.name);
     if (!config::fits_field(option.field, resolved.value)) {
       // Narrowing would hide the user's value: report it with the option's own range.
       if (option.check) option.check(option.spec.name, resolved.value);
-      throw Error("option " + option.spec.name + "=" + config::format_option_value(resolved.value) + " is out of range",
+      throw Error("option " + option.spec.name + "=" + format_option_value(resolved.value) + " is out of range",
                   "expected an integer from " + std::to_string(INT_MIN) + " to " + std::to_string(INT_MAX),
                   "pass a value in that range");
     }
@@ -54,10 +54,10 @@ void check_train_config(const TrainConfig& c) {
   }
 }
 
-TrainConfig make_train_config(const config::ResolvedOptions& options) {
+TrainConfig make_train_config(const ResolvedOptions& options) {
   auto c = unchecked_train_config(options);
   check_train_config(c);
   return c;
 }
 
-}  // namespace libreyolo::core::trainer
+}  // namespace libreyolo::core::config
