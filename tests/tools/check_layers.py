@@ -88,7 +88,9 @@ def tracked_files(root):
         out = subprocess.run(
             ["git", "-C", root, "ls-files", "--cached", "--others", "--exclude-standard", "-z"],
             check=True, capture_output=True).stdout.decode("utf-8", "replace")
-        files = [f for f in out.split("\0") if f]
+        # Hidden top-level folders (.devkit, .reference, ...) hold other trees or tools, never
+        # the project's own sources, even where a copy of the tree lacks their ignore rules.
+        files = [f for f in out.split("\0") if f and not f.startswith(".")]
         return sorted(f for f in files if os.path.isfile(os.path.join(root, f)))
     except (OSError, subprocess.CalledProcessError):
         found = []
