@@ -13,6 +13,7 @@ packages=(
   libyaml-cpp-dev libspdlog-dev doctest-dev
   libjpeg-dev libpng-dev
   chromium                                # headless check of the profiler's timeline.html (tests/integration)
+  python3                                 # the layers check (tests/tools/check_layers.py)
 )
 missing=()
 for p in "${packages[@]}"; do
