@@ -238,6 +238,12 @@ TEST_CASE("pipeline: bad input is refused with a clear error") {
   CHECK_THROWS_WITH_AS(aug::prepare_pipeline(no_letterbox, 160, half), doctest::Contains("end the pipeline with a Letterbox"),
                        libreyolo::core::Error);
   CHECK_THROWS_AS(aug::prepare_pipeline({"crop", {A::Letterbox{}, A::IoUCrop{}}}, 160), libreyolo::core::Error);
+  // beta_blend's second sample skips the Mosaic: without a Letterbox it would never be imgsz.
+  A::Mixup blend;
+  blend.style = A::Mixup::Style::beta_blend;
+  CHECK_THROWS_WITH_AS(aug::prepare_pipeline({"blend", {A::Mosaic{}, blend, A::Hsv{}}}, 160),
+                       doctest::Contains("blends mixup with a sample that does not end"), libreyolo::core::Error);
+  CHECK_NOTHROW(aug::prepare_pipeline({"blend", {A::Mosaic{}, blend, A::Letterbox{}, A::Hsv{}}}, 160));
 }
 
 TEST_CASE("pipeline: user overrides reach every transform of their kind and add none") {

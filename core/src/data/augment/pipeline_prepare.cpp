@@ -111,15 +111,16 @@ void check_transform(const std::string& pipeline, const A::Transform& transform)
       transform);
 }
 
-// Whether the sample certainly ends at imgsz x imgsz: the last transform that sets its size
-// must be a Letterbox or StretchResize, or a Mosaic that always applies.
-void check_ends_at_output(const PreparedPipeline& p) {
-  std::string last = "none";
+// The name of the last transform that sets the sample's size ("none"), and whether the sample
+// then certainly is imgsz x imgsz: that transform must be a Letterbox or StretchResize, or a
+// Mosaic that always applies. `plain` skips Mosaic and Mixup (beta_blend's second sample).
+bool ends_at_output(const PreparedPipeline& p, bool plain, std::string& last) {
+  last = "none";
   bool ends = false;
   for (const auto& transform : p.transforms) {
     if (std::holds_alternative<A::Letterbox>(transform) || std::holds_alternative<A::StretchResize>(transform)) {
       ends = true;
-    } else if (const auto* m = std::get_if<A::Mosaic>(&transform)) {
+    } else if (const auto* m = std::get_if<A::Mosaic>(&transform); m && !plain) {
       ends = ends || m->prob >= 1.0;
     } else if (std::holds_alternative<A::ZoomOut>(transform) || std::holds_alternative<A::IoUCrop>(transform)) {
       ends = false;
@@ -128,12 +129,33 @@ void check_ends_at_output(const PreparedPipeline& p) {
     }
     last = transform_name(transform);
   }
-  if (ends) return;
-  throw Error("augmentation pipeline '" + p.name + "' can end with a sample that is not imgsz x imgsz",
-              "the last transform that sets the sample's size is " + last +
-                  ", and a sample must fill one imgsz x imgsz slot of the batch",
-              "end the pipeline with a Letterbox or StretchResize (after any Mosaic that may not apply, "
-              "ZoomOut or IoUCrop)");
+  return ends;
+}
+
+bool has_beta_blend(const PreparedPipeline& p) {
+  for (const auto& transform : p.transforms) {
+    const auto* mixup = std::get_if<A::Mixup>(&transform);
+    if (mixup && mixup->style == A::Mixup::Style::beta_blend && mixup->prob > 0) return true;
+  }
+  return false;
+}
+
+void check_ends_at_output(const PreparedPipeline& p) {
+  std::string last;
+  if (!ends_at_output(p, false, last)) {
+    throw Error("augmentation pipeline '" + p.name + "' can end with a sample that is not imgsz x imgsz",
+                "the last transform that sets the sample's size is " + last +
+                    ", and a sample must fill one imgsz x imgsz slot of the batch",
+                "end the pipeline with a Letterbox or StretchResize (after any Mosaic that may not apply, "
+                "ZoomOut or IoUCrop)");
+  }
+  // beta_blend's second sample runs the pipeline without its Mosaic: it needs its own way there.
+  if (has_beta_blend(p) && !ends_at_output(p, true, last)) {
+    throw Error("augmentation pipeline '" + p.name + "' blends mixup with a sample that does not end at imgsz x imgsz",
+                "a beta_blend Mixup's second sample goes through the pipeline without its Mosaic, and then " +
+                    std::string(last == "none" ? "nothing" : last) + " sets its size",
+                "add a Letterbox (or StretchResize) after the Mosaic");
+  }
 }
 
 }  // namespace
