@@ -64,6 +64,7 @@ int run_val(const Args& args) {
   options.nms.iou = static_cast<float>(o.get_double("iou"));
   options.nms.max_det = static_cast<int>(o.get_int("max_det"));
   options.nms.multi_label = run.family->info.multi_label_nms;
+  options.nms.max_candidates = run.family->info.nms_candidates;
   core::trainer::Validator validator(samples, dataset.names, options);
   const auto evaluation = validator.run(*model, run.family->info.input);
 

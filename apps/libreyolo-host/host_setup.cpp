@@ -10,6 +10,7 @@
 #include "libreyolo/core/log/log.hpp"
 #include "libreyolo/core/plugins/family_defaults.hpp"
 #include "libreyolo/core/plugins/plugin_loader.hpp"
+#include "libreyolo/core/plugins/size_from_weights.hpp"
 #include "table_printer.hpp"
 
 namespace libreyolo::app {
@@ -75,7 +76,7 @@ ModelRun resolve_model_run(core::config::UserOptions user, const std::string& mo
     // A LibreYOLO .pt names its family and size in its metadata.
     auto saved = std::make_shared<const core::checkpoint::Checkpoint>(core::checkpoint::load_checkpoint(model));
     run.family = &run.registry.require(saved->metadata.model_family);
-    run.size = saved->metadata.size;
+    run.size = core::plugins::size_from_weights(run.family->info, *saved, model);
     run.weights = core::trainer::StartWeights{model, std::move(saved)};
   } else {
     const auto name = run.registry.resolve_model_name(model);

@@ -23,6 +23,9 @@ class YoloxFamily : public sdk::Family {
     // values 0-255 as they are, no mean/std.
     info.input.channel_order = sdk::InputFormat::ChannelOrder::bgr;
     info.input.scale = 1.0f;
+    // The stem's convolution has int(64 * width) filters (LibreYOLOX's size detection).
+    info.size_signature = {"backbone.backbone.stem.conv.conv.weight",
+                           {{16, "n"}, {24, "t"}, {32, "s"}, {48, "m"}, {64, "l"}, {80, "x"}}};
     return info;
   }
 

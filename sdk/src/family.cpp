@@ -39,6 +39,16 @@ std::string validate(const FamilyInfo& info) {
              " for size '" + size + "' is not a positive multiple of 32";
     }
   }
+  for (const auto& [channels, size] : info.size_signature.sizes) {
+    if (std::find(info.sizes.begin(), info.sizes.end(), size) == info.sizes.end()) {
+      return "family '" + info.name + "' reads undeclared size '" + size + "' from " +
+             std::to_string(channels) + " channels of " + info.size_signature.key;
+    }
+  }
+  if (info.nms_candidates <= 0) {
+    return "family '" + info.name + "' lets " + std::to_string(info.nms_candidates) +
+           " candidates into NMS; it must be positive";
+  }
   return {};
 }
 

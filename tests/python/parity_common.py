@@ -209,12 +209,14 @@ def run_forward_layouts(args, out, images, host_targets, counts):
         yield suffix, layout, load(outfile), seconds
 
 
-def compare_raw(rows, key, layout, mode, ref_raw, host_raw):
+def compare_raw(rows, key, layout, mode, ref_raw, host_raw, names=None):
+    """`names`: one label per output tensor (default P3, P4, ...: one tensor per level)."""
     assert len(ref_raw) == len(host_raw), f"{len(ref_raw)} levels vs {len(host_raw)}"
-    for level, (r, h) in enumerate(zip(ref_raw, host_raw)):
+    names = names or [f"P{level + 3}" for level in range(len(ref_raw))]
+    for name, r, h in zip(names, ref_raw, host_raw):
         assert tuple(r.shape) == tuple(h.shape), f"shape {tuple(r.shape)} vs {tuple(h.shape)}"
         d = max_abs(h, r)
-        rows.append((key, f"raw BN-{mode} P{level + 3} {list(r.shape)} {layout}", d, TOL_RAW, d <= TOL_RAW,
+        rows.append((key, f"raw BN-{mode} {name} {list(r.shape)} {layout}", d, TOL_RAW, d <= TOL_RAW,
                      f"max |ref| {r.abs().max().item():.3g}"))
 
 

@@ -71,6 +71,7 @@
 #include "libreyolo/core/data/loader/network_input.hpp"
 #include "libreyolo/core/eval/nms.hpp"
 #include "libreyolo/core/plugins/plugin_loader.hpp"
+#include "libreyolo/core/plugins/size_from_weights.hpp"
 #include "libreyolo/sdk/criterion.hpp"
 #include "libreyolo/sdk/detector.hpp"
 #include "libreyolo/sdk/family.hpp"
@@ -182,6 +183,9 @@ KeyFacts facts_from_keys(const ckpt::StateDict& state) {
     const auto* elan1 = state.find("backbone.elan1.cv1.conv.weight");
     if (first == 32 && elan1 != nullptr) facts.size = elan1->size(0) == 64 ? "s" : "m";
     if (const auto* last = state.find("head.cv3.0.2.weight")) facts.nc = last->size(0);
+  } else if (const auto* rtm_cls = state.find("head.rtm_cls.0.weight")) {
+    facts.family = "rtmdet";  // its size: the family's size_signature (load_model)
+    facts.nc = rtm_cls->size(0);
   }
   return facts;
 }
@@ -212,11 +216,13 @@ Model load_model(const Args& args, const torch::Device& device) {
   const auto facts = facts_from_keys(checkpoint.model);
   std::string name = checkpoint.metadata.model_family.empty() ? facts.family : checkpoint.metadata.model_family;
   Model model;
-  model.size = checkpoint.metadata.size.empty() ? facts.size : checkpoint.metadata.size;
   model.nc = checkpoint.metadata.nc > 0 ? checkpoint.metadata.nc : facts.nc;
-  if (name.empty() || model.size.empty() || model.nc <= 0)
-    throw std::runtime_error(path + ": cannot tell the family / size / class count");
+  if (name.empty()) throw std::runtime_error(path + ": cannot tell the family");
   model.family = &registry(args).require(name);
+  // As libreyolo-host decides it: the family's size signature, else the metadata.
+  model.size = plugins::size_from_weights(model.family->info, checkpoint, path);
+  if (model.size.empty()) model.size = facts.size;
+  if (model.size.empty() || model.nc <= 0) throw std::runtime_error(path + ": cannot tell the size / class count");
   sdk::ModelSpec spec;
   spec.size = model.size;
   spec.num_classes = static_cast<int>(model.nc);
@@ -345,6 +351,7 @@ int run_predict(const Args& args, const torch::Device& device) {
     throw std::runtime_error("--best-class and --multi-label exclude each other");
   const bool multi_label = args.flag("multi-label") || (info.multi_label_nms && !args.flag("best-class"));
   nms.multi_label = multi_label;
+  nms.max_candidates = info.nms_candidates;
   const int64_t batch = std::stoll(args.get("batch", "8"));
   const bool contiguous = args.flag("contiguous");
   const sdk::InputFormat& format = info.input;  // yolo9: RGB / 255; yolox: BGR 0-255

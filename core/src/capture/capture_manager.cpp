@@ -7,17 +7,14 @@
 #include <exception>
 
 #include "libreyolo/core/log/log.hpp"
+#include "libreyolo/core/optim/unique_parameters.hpp"
 #include "libreyolo/sdk/detector.hpp"
 
 namespace libreyolo::core::capture {
 namespace {
 
 std::vector<torch::Tensor> trainable_parameters(sdk::Detector& model) {
-  std::vector<torch::Tensor> parameters;
-  for (const auto& p : model.parameters()) {
-    if (p.requires_grad()) parameters.push_back(p);
-  }
-  return parameters;
+  return optim::unique_parameters(model, /*trainable_only=*/true);
 }
 
 std::string fixed(double value, int decimals) {

@@ -5,6 +5,8 @@
 #include <algorithm>
 #include <cstring>
 
+#include "libreyolo/core/optim/unique_parameters.hpp"
+
 namespace libreyolo::core::distributed {
 
 void broadcast_module_state(torch::nn::Module& model, Collectives& collectives, int root) {
@@ -16,7 +18,7 @@ void broadcast_module_state(torch::nn::Module& model, Collectives& collectives, 
     collectives.broadcast(staged, root);
     tensor.copy_(staged);
   };
-  for (auto& parameter : model.parameters()) copy_from_root(parameter);
+  for (auto& parameter : optim::unique_parameters(model)) copy_from_root(parameter);
   for (auto& buffer : model.buffers()) copy_from_root(buffer);
 }
 

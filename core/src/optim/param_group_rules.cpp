@@ -6,6 +6,7 @@
 #include <unordered_set>
 
 #include "libreyolo/core/error.hpp"
+#include "libreyolo/core/optim/unique_parameters.hpp"
 
 namespace libreyolo::core::optim {
 
@@ -35,24 +36,6 @@ bool glob_match(std::string_view pattern, std::string_view name) {
 }
 
 namespace {
-
-struct NamedParameter {
-  std::string name;
-  torch::Tensor tensor;
-};
-
-// named_parameters() order, each tensor once under its first name: what PyTorch's
-// named_parameters() yields (remove_duplicate=True), so a tied weight is optimized once.
-std::vector<NamedParameter> unique_named_parameters(const torch::nn::Module& model) {
-  std::vector<NamedParameter> out;
-  std::unordered_set<const void*> seen;
-  for (const auto& item : model.named_parameters(/*recurse=*/true)) {
-    const torch::Tensor& tensor = item.value();
-    if (!tensor.defined() || !seen.insert(tensor.unsafeGetTensorImpl()).second) continue;
-    out.push_back({item.key(), tensor});
-  }
-  return out;
-}
 
 bool matches_any(const std::vector<std::string>& patterns, const std::string& name) {
   for (const auto& pattern : patterns) {

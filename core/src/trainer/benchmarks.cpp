@@ -9,6 +9,7 @@
 
 #include "libreyolo/core/device/cuda_info.hpp"
 #include "libreyolo/core/error.hpp"
+#include "libreyolo/core/optim/unique_parameters.hpp"
 #include "libreyolo/core/profiler/kernel_recorder.hpp"
 #include "libreyolo/core/trainer/host_phase_clock.hpp"
 #include "session.hpp"
@@ -134,7 +135,7 @@ std::vector<torch::Tensor> gradients_of_one_batch(Session& s, const data::Batch&
   clear_gradients(s);
   forward_backward(s, batch, 1, rng);
   std::vector<torch::Tensor> grads;
-  for (const auto& p : s.model->parameters()) {
+  for (const auto& p : optim::unique_parameters(*s.model)) {
     grads.push_back(p.grad().defined() ? p.grad().to(torch::kCPU, torch::kFloat64) : torch::Tensor());
   }
   return grads;

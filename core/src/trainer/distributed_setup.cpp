@@ -9,6 +9,7 @@
 #include "libreyolo/core/distributed/replica_state.hpp"
 #include "libreyolo/core/distributed/sync_batch_norm.hpp"
 #include "libreyolo/core/log/log.hpp"
+#include "libreyolo/core/optim/unique_parameters.hpp"
 
 namespace libreyolo::core::trainer {
 namespace {
@@ -61,10 +62,8 @@ void prepare_replica(Session& s) {
                 "sync_bn=true normalises over the global batch");
     }
   }
-  std::vector<torch::Tensor> trainable;
-  for (const auto& p : s.model->parameters()) {
-    if (p.requires_grad()) trainable.push_back(p);
-  }
+  // Each tied tensor once: listed twice, its gradient would be summed over the ranks twice.
+  auto trainable = optim::unique_parameters(*s.model, /*trainable_only=*/true);
   s.gradient_sync = std::make_unique<distributed::GradientSynchronizer>(std::move(trainable), s.collectives);
   if (s.main_rank()) log::info("distributed: gradients averaged in ", s.gradient_sync->bucket_count(), " buckets");
 }

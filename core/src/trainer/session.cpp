@@ -18,6 +18,7 @@
 #include "libreyolo/core/optim/param_group_rules.hpp"
 #include "libreyolo/core/optim/param_groups.hpp"
 #include "libreyolo/core/optim/sgd.hpp"
+#include "libreyolo/core/optim/unique_parameters.hpp"
 #include "libreyolo/core/distributed/replica_state.hpp"
 #include "libreyolo/core/trainer/autobatch.hpp"
 #include "libreyolo/core/device/device_choice.hpp"
@@ -108,7 +109,7 @@ void load_start_weights(sdk::Detector& model, const StartWeights& weights, int n
 // kernels without layout conversions.
 void to_channels_last(torch::nn::Module& model) {
   torch::NoGradGuard no_grad;
-  for (auto& p : model.parameters()) {
+  for (auto& p : optim::unique_parameters(model)) {
     if (p.dim() == 4) p.set_data(p.contiguous(torch::MemoryFormat::ChannelsLast));
   }
 }

@@ -10,6 +10,7 @@
 #include "libreyolo/core/checkpoint/state_dict.hpp"
 #include "libreyolo/core/error.hpp"
 #include "libreyolo/core/log/log.hpp"
+#include "libreyolo/core/optim/unique_parameters.hpp"
 
 namespace libreyolo::core::trainer {
 namespace {
@@ -30,7 +31,7 @@ std::vector<std::pair<std::string, torch::Tensor>> to_named(const checkpoint::St
 // name, so a resume survives a change in parameter order.
 std::vector<std::string> optimizer_parameter_names(const optim::Optimizer& optimizer, const torch::nn::Module& model) {
   std::map<const void*, std::string> by_storage;
-  for (const auto& item : model.named_parameters()) by_storage[item.value().unsafeGetTensorImpl()] = item.key();
+  for (const auto& item : optim::unique_named_parameters(model)) by_storage[item.tensor.unsafeGetTensorImpl()] = item.name;
   std::vector<std::string> names;
   for (const auto& p : optimizer.parameters()) {
     auto it = by_storage.find(p.unsafeGetTensorImpl());

@@ -20,6 +20,7 @@ class ValidationHook : public TrainHook {
     options.device = s.device;
     options.precision = s.precision;
     options.nms.multi_label = s.family->info.multi_label_nms;
+    options.nms.max_candidates = s.family->info.nms_candidates;
     validator_ = std::make_unique<Validator>(s.val_split, s.dataset.names, options);
     if (s.ema) {  // a second detector holds the EMA weights while they are validated
       eval_model_ = s.family->family->create_detector({s.size, s.dataset.nc(), s.config.imgsz});

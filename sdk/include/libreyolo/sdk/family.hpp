@@ -37,6 +37,14 @@ struct InputFormat {
   float std[3] = {1.0f, 1.0f, 1.0f};
 };
 
+// How a family tells its size from weights, as LibreYOLO's detect_size does: the length of
+// one state-dict tensor's first dimension. The host uses it when a checkpoint's metadata lacks
+// its size or names a size its tensors do not have.
+struct SizeSignature {
+  std::string key;                         // e.g. "backbone.stem.0.conv.weight"; empty: none
+  std::map<long long, std::string> sizes;  // that tensor's size(0) -> the size it means
+};
+
 // Who the family is.
 struct FamilyInfo {
   std::string name;          // what users type: "yolo9" (lower case, [a-z0-9_])
@@ -49,6 +57,11 @@ struct FamilyInfo {
   // Post-processing: every class above the confidence threshold is a candidate (LibreYOLO's
   // YOLOv9), instead of each anchor's best class only (LibreYOLO's YOLOX).
   bool multi_label_nms = false;
+  // At most this many (anchor, class) candidates, the highest scores, enter NMS per image.
+  // RTMDet keeps the best 30000 of each of its three levels (mmdetection's nms_pre), 90000 in
+  // all; its decode() zeroes the rest per level, and this total lets the survivors through.
+  int nms_candidates = 30000;
+  SizeSignature size_signature;
   std::string version = "0.1.0";           // the plugin's own version
 };
 

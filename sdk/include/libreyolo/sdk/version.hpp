@@ -10,6 +10,9 @@
 //        Detector::on_scheduled_change; EpochContext names its augmentation pipeline;
 //        sdk::FrozenBatchNorm2d (frozen_batch_norm.hpp), BatchNorm2d with fixed statistics
 //        for RT-DETR/D-FINE backbones.
+// ABI 5: FamilyInfo::nms_candidates (how many candidates enter NMS; RTMDet's per-level
+//        nms_pre); FamilyInfo::size_signature (a size read from
+//        weights); the SDK's quality focal loss and dynamic soft-label assigner (RTMDet).
 
 #define LIBREYOLO_SDK_VERSION "0.1.0"
-#define LIBREYOLO_SDK_ABI_VERSION 4
+#define LIBREYOLO_SDK_ABI_VERSION 5
