@@ -64,4 +64,28 @@ torch::Tensor pairwise_box_iou(const torch::Tensor& a, const torch::Tensor& b, I
   return box_iou(a.unsqueeze(-2), b.unsqueeze(-3), kind, eps);
 }
 
+torch::Tensor giou_aligned(const torch::Tensor& pred_in, const torch::Tensor& target_in, double eps) {
+  TORCH_CHECK(pred_in.size(-1) == 4 && target_in.size(-1) == 4,
+              "giou_aligned: boxes must be [..., 4] (x1, y1, x2, y2), got ", pred_in.sizes(), " and ",
+              target_in.sizes());
+  const auto pred = pred_in.to(torch::kFloat32);
+  const auto target = target_in.to(torch::kFloat32);
+  const auto p_low = pred.narrow(-1, 0, 2), p_high = pred.narrow(-1, 2, 2);
+  const auto t_low = target.narrow(-1, 0, 2), t_high = target.narrow(-1, 2, 2);
+  // Each quantity as an (x, y) pair, unbound for the product (see box_iou for why).
+  const auto area = [](const torch::Tensor& sides) {
+    const auto wh = sides.clamp_min(0).unbind(-1);
+    return wh[0] * wh[1];
+  };
+  const auto inter = area(torch::min(p_high, t_high) - torch::max(p_low, t_low));
+  const auto uni = area(p_high - p_low) + area(t_high - t_low) - inter;
+  const auto enclosing = area(torch::max(p_high, t_high) - torch::min(p_low, t_low));
+  const auto iou = inter / uni.clamp_min(eps);
+  return iou - (enclosing - uni) / enclosing.clamp_min(eps);
+}
+
+torch::Tensor giou_loss(const torch::Tensor& pred, const torch::Tensor& target) {
+  return 1.0 - giou_aligned(pred, target);
+}
+
 }  // namespace libreyolo::sdk::losses
