@@ -104,13 +104,26 @@ def reference_model(lib, state, size, nc, device):
     return wrapper
 
 
-def reference_decode(lib, cls_levels, reg_levels, imgsz):
+def keep_level_top(scores, nms_pre):
+    """Per image, the nms_pre highest (prior, class) scores of one level; the others 0: what
+    LibreYOLO's postprocess keeps per level before NMS (its conf filter then top nms_pre)."""
+    flat = scores.flatten(1)
+    if flat.size(1) <= nms_pre:
+        return scores
+    kept = torch.zeros_like(flat)
+    top = flat.topk(nms_pre, dim=1)
+    kept.scatter_(1, top.indices, top.values)
+    return kept.view_as(scores)
+
+
+def reference_decode(lib, cls_levels, reg_levels, imgsz, nms_pre=30000):
     """Boxes [B, N, 4] (corner priors -/+ distances, clamped to the canvas, as LibreYOLO's
-    postprocess does) and sigmoid scores [B, N, nc]."""
+    postprocess does) and sigmoid scores [B, N, nc], the best nms_pre of each level kept."""
     priors = lib.make_grid_priors(list(cls_levels), list(STRIDES))
     distances = torch.cat([r.permute(0, 2, 3, 1).reshape(r.size(0), -1, 4) for r in reg_levels], 1)
     boxes = lib.distance2bbox(priors.unsqueeze(0), distances).clamp(0, imgsz)
-    scores = torch.cat([c.permute(0, 2, 3, 1).reshape(c.size(0), -1, c.size(1)) for c in cls_levels], 1).sigmoid()
+    scores = torch.cat([keep_level_top(c.permute(0, 2, 3, 1).reshape(c.size(0), -1, c.size(1)).sigmoid(), nms_pre)
+                        for c in cls_levels], 1)
     return boxes, scores
 
 
@@ -145,7 +158,7 @@ def check_forward_and_loss(lib, args, wrapper, nc, out, rows):
         losses["train"] = reference_loss(lib, nc, cls_train, reg_train, targets)
     raw = {"eval": [t.float().cpu() for t in (*cls_eval, *reg_eval)],
            "train": [t.float().cpu() for t in (*cls_train, *reg_train)]}
-    names = {"total": "total_loss", "cls": "loss_cls", "bbox": "loss_bbox"}
+    loss_names = {"total": "total_loss", "cls": "loss_cls", "bbox": "loss_bbox"}
     seconds = {}
     for suffix, layout, host, took in common.run_forward_layouts(args, out, images, host_targets, counts):
         seconds[layout] = took
@@ -157,7 +170,7 @@ def check_forward_and_loss(lib, args, wrapper, nc, out, rows):
         common.compare_raw(rows, a, layout, "train", raw["train"], host["raw_train"], names)
         common.compare_decoded(rows, a + "-dec", layout, ref_boxes, ref_scores, host)
         for bn, ref in losses.items():
-            for ours, theirs in names.items():
+            for ours, theirs in loss_names.items():
                 common.compare_loss(rows, b, f"loss {ours} (BN-{bn}) {layout}", host[f"loss_{bn}_{ours}"], ref[theirs])
     return {"images": used, "targets_per_image": counts.tolist(), "host_seconds": seconds}
 
