@@ -1,5 +1,6 @@
 #include "libreyolo/core/optim/adamw.hpp"
 
+#include <libreyolo/sdk/compat.hpp>
 #include <torch/torch.h>
 
 #include <cmath>
@@ -12,10 +13,12 @@ AdamW::AdamW(std::vector<ParamGroup> groups, AdamWOptions options)
   exp_avg_.resize(groups_.size());
   exp_avg_sq_.resize(groups_.size());
   steps_.resize(groups_.size());
+  device_steps_.resize(groups_.size());
   for (size_t g = 0; g < groups_.size(); ++g) {
     exp_avg_[g].resize(groups_[g].params.size());
     exp_avg_sq_[g].resize(groups_[g].params.size());
     steps_[g].assign(groups_[g].params.size(), 0);
+    device_steps_[g].resize(groups_[g].params.size());
   }
 }
 
@@ -31,8 +34,74 @@ std::vector<torch::Tensor> pick(const std::vector<torch::Tensor>& all,
 
 }  // namespace
 
+// torch.optim.AdamW(fused=True)'s kernels, with grad_scale / found_inf inputs, exist from
+// PyTorch 2.1 (CUDA only).
+#if LIBREYOLO_TORCH_AT_LEAST(2, 1)
+#define LIBREYOLO_HAS_FUSED_ADAMW 1
+#endif
+
+int64_t AdamW::step_count(size_t group, size_t param) const {
+  const auto& device_step = device_steps_[group][param];
+  return device_step.defined() ? static_cast<int64_t>(device_step.item<float>()) : steps_[group][param];
+}
+
+// After fused steps, a host step (or a checkpoint) needs the counts the device kept.
+void AdamW::sync_steps_from_device() {
+  for (size_t g = 0; g < device_steps_.size(); ++g) {
+    for (size_t i = 0; i < device_steps_[g].size(); ++i) {
+      if (!device_steps_[g][i].defined()) continue;
+      steps_[g][i] = static_cast<int64_t>(device_steps_[g][i].item<float>());
+      device_steps_[g][i] = torch::Tensor();
+    }
+  }
+}
+
+bool AdamW::step_unless_found_inf(const torch::Tensor& found_inf) {
+#ifdef LIBREYOLO_HAS_FUSED_ADAMW
+  if (!found_inf.is_cuda()) return false;
+  torch::NoGradGuard no_grad;
+  for (size_t g = 0; g < groups_.size(); ++g) {
+    const ParamGroup& group = groups_[g];
+    auto active = detail::active_params(group);
+    if (active.params.empty()) continue;
+    std::vector<torch::Tensor> exp_avg, exp_avg_sq, steps;
+    for (size_t i : active.index) {
+      if (!exp_avg_[g][i].defined()) {
+        exp_avg_[g][i] = torch::zeros_like(group.params[i]);
+        exp_avg_sq_[g][i] = torch::zeros_like(group.params[i]);
+      }
+      auto& device_step = device_steps_[g][i];
+      if (!device_step.defined()) {
+        device_step = torch::full({}, static_cast<float>(steps_[g][i]), found_inf.options().dtype(torch::kFloat32));
+      }
+      exp_avg.push_back(exp_avg_[g][i]);
+      exp_avg_sq.push_back(exp_avg_sq_[g][i]);
+      steps.push_back(device_step);
+    }
+    // As torch.optim's fused path: count the step, let the kernel skip it on found_inf, and
+    // take the count back when it did.
+    at::_foreach_add_(steps, 1.0);
+    if (options_.decoupled_weight_decay) {
+      at::_fused_adamw_(active.params, active.grads, exp_avg, exp_avg_sq, /*max_exp_avg_sqs=*/{}, steps, group.lr,
+                        options_.beta1, options_.beta2, group.weight_decay, options_.eps, /*amsgrad=*/false,
+                        /*maximize=*/false, /*grad_scale=*/{}, found_inf);
+    } else {
+      at::_fused_adam_(active.params, active.grads, exp_avg, exp_avg_sq, /*max_exp_avg_sqs=*/{}, steps, group.lr,
+                       options_.beta1, options_.beta2, group.weight_decay, options_.eps, /*amsgrad=*/false,
+                       /*maximize=*/false, /*grad_scale=*/{}, found_inf);
+    }
+    at::_foreach_sub_(steps, std::vector<torch::Tensor>(steps.size(), found_inf));
+  }
+  return true;
+#else
+  (void)found_inf;
+  return false;
+#endif
+}
+
 void AdamW::step() {
   torch::NoGradGuard no_grad;
+  sync_steps_from_device();
   const double beta1 = options_.beta1, beta2 = options_.beta2;
   for (size_t g = 0; g < groups_.size(); ++g) {
     const ParamGroup& group = groups_[g];
@@ -92,7 +161,7 @@ NamedTensors AdamW::state() const {
       if (!exp_avg_[g][i].defined()) continue;
       // torch.optim keeps the step as a float32 CPU tensor.
       state.emplace_back(detail::state_key(index, "step"),
-                         torch::tensor(static_cast<float>(steps_[g][i])));
+                         torch::tensor(static_cast<float>(step_count(g, i))));
       state.emplace_back(detail::state_key(index, "exp_avg"), exp_avg_[g][i]);
       state.emplace_back(detail::state_key(index, "exp_avg_sq"), exp_avg_sq_[g][i]);
     }
@@ -115,11 +184,13 @@ void AdamW::load_state(const NamedTensors& state) {
         exp_avg_[g][i] = torch::Tensor();
         exp_avg_sq_[g][i] = torch::Tensor();
         steps_[g][i] = 0;
+        device_steps_[g][i] = torch::Tensor();
         continue;
       }
       exp_avg_[g][i] = detail::restored_state(*m, param, m_key);
       exp_avg_sq_[g][i] = detail::restored_state(*v, param, v_key);
       steps_[g][i] = static_cast<int64_t>(step->item<double>());  // at load time, not per step
+      device_steps_[g][i] = torch::Tensor();
     }
   }
 }

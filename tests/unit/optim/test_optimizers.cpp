@@ -228,13 +228,43 @@ TEST_CASE("a group's lr_mult scales the update of Sgd (multi-tensor and fused) a
       }
       CHECK(run_with_lr_mult(ours, mine, theirs, reference, fused) < 1e-6);
     }
-    auto mine = make_params(device);
-    auto reference = copy_of(mine);
-    optim::AdamW ours(fast_and_slow(mine));
-    torch::optim::AdamW theirs(torch_fast_and_slow(reference, torch::optim::AdamWOptions(0.01).weight_decay(0.05)),
-                               torch::optim::AdamWOptions(0.01));
-    CHECK(run_with_lr_mult(ours, mine, theirs, reference, false) < 1e-6);
+    for (const bool fused : {false, true}) {
+      CAPTURE(fused);
+      auto mine = make_params(device);
+      auto reference = copy_of(mine);
+      optim::AdamW ours(fast_and_slow(mine));
+      torch::optim::AdamW theirs(torch_fast_and_slow(reference, torch::optim::AdamWOptions(0.01).weight_decay(0.05)),
+                                 torch::optim::AdamWOptions(0.01));
+      if (fused && !ours.step_unless_found_inf(torch::zeros({}, torch::TensorOptions().device(device)))) {
+        continue;  // CPU, or a LibTorch before 2.1
+      }
+      CHECK(run_with_lr_mult(ours, mine, theirs, reference, fused) < 1e-6);
+    }
   }
+}
+
+TEST_CASE("fused AdamW: a found_inf step changes nothing and does not count; the state says so") {
+  if (!torch::cuda::is_available()) return;  // the fused kernel is CUDA-only
+  const torch::Device device(torch::kCUDA);
+  auto mine = make_params(device);
+  optim::AdamW ours(our_groups(mine, 0.05, 0.0));
+  ours.set_lr(0.01);
+  if (!ours.step_unless_found_inf(torch::zeros({}, torch::TensorOptions().device(device)))) return;  // LibTorch < 2.1
+  const auto x = torch::randn({16, 8}).to(device);
+  const auto found = torch::ones({}, x.options());
+  const auto clear = torch::zeros({}, x.options());
+  ours.zero_grad();
+  backward(mine, x);
+  REQUIRE(ours.step_unless_found_inf(clear));
+  const auto before = copy_of(mine);
+  ours.zero_grad();
+  backward(mine, x);
+  REQUIRE(ours.step_unless_found_inf(found));  // skipped on the device
+  CHECK(max_difference(mine, before) == 0.0);
+  const auto state = ours.state();
+  REQUIRE(!state.empty());
+  CHECK(state[0].first == "state.0.step");
+  CHECK(state[0].second.item<float>() == 1.0f);  // the skipped step did not count
 }
 
 TEST_CASE("optimizer state round-trips through state()/load_state()") {

@@ -23,6 +23,10 @@ class AdamW final : public Optimizer {
   AdamW(std::vector<ParamGroup> groups, AdamWOptions options = {});
 
   void step() override;
+  // On CUDA with LibTorch >= 2.1: torch's fused AdamW/Adam kernel, which skips the update on the
+  // device when found_inf is set (no host read, so the host does not wait for the backward),
+  // with the step counts kept on the device. Elsewhere false.
+  bool step_unless_found_inf(const torch::Tensor& found_inf) override;
 
   const AdamWOptions& options() const { return options_; }
 
@@ -37,6 +41,11 @@ class AdamW final : public Optimizer {
   std::vector<std::vector<torch::Tensor>> exp_avg_;
   std::vector<std::vector<torch::Tensor>> exp_avg_sq_;
   std::vector<std::vector<int64_t>> steps_;
+  // The fused path's step counts: float32 0-dim tensors on the parameters' device, from the
+  // first fused step on (steps_ is then stale; step_count() reads these).
+  std::vector<std::vector<torch::Tensor>> device_steps_;
+  int64_t step_count(size_t group, size_t param) const;
+  void sync_steps_from_device();
 };
 
 }  // namespace libreyolo::core::optim
