@@ -197,6 +197,35 @@ def rel(a, b):
 LAYOUTS = [("", "channels-last", []), ("-nchw", "NCHW", ["--contiguous"])]
 
 
+def padded_training_batch(letterboxed, paths, imgsz, max_labels):
+    """The (a)/(b) batch of the YOLOX-style trainers (YOLOX, RTMDet): images [B, 3, S, S] from
+    `letterboxed(path, imgsz)` -> (network input, _, (w, h)), the trainer's targets
+    [B, max_labels, 5] (class, cx, cy, w, h in input pixels, zero padding; boxes whose shorter
+    side is over 1 px, as TrainTransform keeps them) and, from the same float32 values, the host's
+    sdk::Targets (the same layout padded to the largest count) + counts. Returns (images, ref
+    targets, host targets, counts, paths used)."""
+    images, rows_per_image, used = [], [], []
+    for path in paths:
+        x, _, (width, height) = letterboxed(path, imgsz)
+        ratio = min(imgsz / height, imgsz / width)
+        rows = []
+        for cls, cx, cy, w, h in label_rows(path):
+            box = [cx * width * ratio, cy * height * ratio, w * width * ratio, h * height * ratio]
+            if min(box[2], box[3]) > 1:
+                rows.append([cls, *box])
+        images.append(x)
+        rows_per_image.append(torch.tensor(rows, dtype=torch.float32).reshape(-1, 5))
+        used.append(str(path))
+    ref = torch.zeros(len(paths), max_labels, 5)
+    counts = []
+    for i, rows in enumerate(rows_per_image):
+        n = min(len(rows), max_labels)
+        ref[i, :n] = rows[:n]
+        counts.append(n)
+    host = ref[:, : max(1, max(counts))].clone()
+    return torch.stack(images), ref, host, torch.tensor(counts, dtype=torch.long), used
+
+
 def run_forward_layouts(args, out, images, host_targets, counts):
     """Writes forward_in.pt, runs the tool's forward in both layouts; yields (suffix, layout,
     host output dict, seconds)."""

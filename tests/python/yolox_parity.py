@@ -52,33 +52,6 @@ def letterboxed(lib, path, imgsz):
     return bgr, u8, size
 
 
-def build_batch(lib, paths, imgsz):
-    """Images [B, 3, S, S] (LibreYOLO preprocessing) and the targets: LibreYOLO's trainer layout
-    [B, 50, 5] (class, cx, cy, w, h in input pixels, zero padding; TrainTransform keeps boxes
-    whose shorter side is over 1 px) and, from the same float32 values, the host's
-    sdk::Targets (the same layout, padded to the largest count) + counts."""
-    images, rows_per_image, used = [], [], []
-    for path in paths:
-        bgr, _, (width, height) = letterboxed(lib, path, imgsz)
-        ratio = min(imgsz / height, imgsz / width)
-        rows = []
-        for cls, cx, cy, w, h in common.label_rows(path):
-            box = [cx * width * ratio, cy * height * ratio, w * width * ratio, h * height * ratio]
-            if min(box[2], box[3]) > 1:
-                rows.append([cls, *box])
-        images.append(bgr)
-        rows_per_image.append(torch.tensor(rows, dtype=torch.float32).reshape(-1, 5))
-        used.append(str(path))
-    ref = torch.zeros(len(paths), MAX_LABELS, 5)
-    counts = []
-    for i, rows in enumerate(rows_per_image):
-        n = min(len(rows), MAX_LABELS)
-        ref[i, :n] = rows[:n]
-        counts.append(n)
-    host = ref[:, : max(1, max(counts))].clone()
-    return torch.stack(images), ref, host, torch.tensor(counts, dtype=torch.long), used
-
-
 # --------------------------------------------------------------------------------------------
 # Weights
 # --------------------------------------------------------------------------------------------
@@ -168,7 +141,8 @@ def loss_model(model, bn_train, use_l1):
 def check_forward_and_loss(lib, args, wrapper, out, rows):
     paths = common.dataset_split(args.data, args.split)
     with_labels = [p for p in paths if common.label_rows(p)][: args.batch]
-    images, ref_targets, host_targets, counts, used = build_batch(lib, with_labels, args.imgsz)
+    images, ref_targets, host_targets, counts, used = common.padded_training_batch(
+        lambda path, imgsz: letterboxed(lib, path, imgsz), with_labels, args.imgsz, MAX_LABELS)
     device = torch.device(args.device)
     x = images.to(device)
     targets = ref_targets.to(device)

@@ -2,6 +2,11 @@
 
 #include "libreyolo/core/eval/nms.hpp"
 
+#include <algorithm>
+#include <numeric>
+#include <utility>
+#include <vector>
+
 using namespace libreyolo::core::eval;
 
 TEST_CASE("greedy NMS keeps the best box of an overlapping group and distant boxes") {
@@ -84,4 +89,85 @@ TEST_CASE("postprocess multi_label: the candidate cap applies before NMS, as Lib
   const auto capped = postprocess_detections(boxes, scores, {map}, options)[0];
   REQUIRE(capped.size() == 1);
   CHECK(capped[0].score == doctest::Approx(0.9));
+}
+
+namespace {
+
+// The textbook all-pairs greedy loop: the reference the neighbour-pruned NMS must equal.
+std::vector<int64_t> all_pairs_nms(const torch::Tensor& boxes, const torch::Tensor& scores, float iou) {
+  const auto n = boxes.size(0);
+  std::vector<int64_t> order(static_cast<size_t>(n));
+  std::iota(order.begin(), order.end(), int64_t{0});
+  const auto* s = scores.data_ptr<float>();
+  const auto* b = boxes.data_ptr<float>();
+  std::stable_sort(order.begin(), order.end(), [&](int64_t x, int64_t y) { return s[x] > s[y]; });
+  std::vector<char> suppressed(static_cast<size_t>(n), 0);
+  std::vector<int64_t> keep;
+  for (size_t i = 0; i < order.size(); ++i) {
+    const auto a = order[i];
+    if (suppressed[static_cast<size_t>(a)]) continue;
+    keep.push_back(a);
+    const float area_a = (b[4 * a + 2] - b[4 * a]) * (b[4 * a + 3] - b[4 * a + 1]);
+    for (size_t j = i + 1; j < order.size(); ++j) {
+      const auto c = order[j];
+      const float w = std::max(0.f, std::min(b[4 * a + 2], b[4 * c + 2]) - std::max(b[4 * a], b[4 * c]));
+      const float h = std::max(0.f, std::min(b[4 * a + 3], b[4 * c + 3]) - std::max(b[4 * a + 1], b[4 * c + 1]));
+      const float inter = w * h;
+      const float area_c = (b[4 * c + 2] - b[4 * c]) * (b[4 * c + 3] - b[4 * c + 1]);
+      if (inter / (area_a + area_c - inter) > iou) suppressed[static_cast<size_t>(c)] = 1;
+    }
+  }
+  return keep;
+}
+
+// n boxes: clusters of near-duplicates (what NMS exists for), scattered small ones, a few wide
+// ones (they widen the neighbour window), scores with ties.
+std::pair<torch::Tensor, torch::Tensor> crowded_boxes(int64_t n, uint64_t seed) {
+  torch::manual_seed(seed);
+  const auto centre = torch::rand({n, 2}) * 640;
+  auto size = torch::rand({n, 2}) * 60 + 2;
+  size.narrow(0, 0, n / 50).mul_(8);  // some wide boxes
+  const auto jitter = torch::randn({n, 2}) * 3;
+  auto boxes = torch::cat({centre - size / 2 + jitter, centre + size / 2 + jitter}, 1);
+  boxes.narrow(0, n / 2, n / 2).copy_(boxes.narrow(0, 0, n / 2) + torch::randn({n / 2, 4}));  // near-duplicates
+  auto scores = (torch::rand({n}) * 100).round() / 100;  // ties at 2 decimals
+  return {boxes.contiguous(), scores.contiguous()};
+}
+
+}  // namespace
+
+TEST_CASE("greedy NMS: the neighbour-pruned loop equals the all-pairs loop on crowded random boxes") {
+  for (uint64_t seed = 1; seed <= 6; ++seed) {
+    const auto [boxes, scores] = crowded_boxes(1500, seed);
+    for (const float iou : {0.0f, 0.3f, 0.6f, 0.9f, -0.1f}) {
+      CAPTURE(seed);
+      CAPTURE(iou);
+      CHECK(greedy_nms(boxes, scores, iou) == all_pairs_nms(boxes, scores, iou));
+    }
+  }
+}
+
+TEST_CASE("postprocess: many images on worker threads give what one image at a time gives") {
+  const int64_t images = 12, anchors = 900, classes = 3;
+  torch::manual_seed(7);
+  const auto boxes = torch::cat({torch::rand({images, anchors, 2}) * 300, torch::rand({images, anchors, 2}) * 300 + 310}, 2);
+  const auto scores = torch::rand({images, anchors, classes});
+  InputToOriginal map;
+  map.original_width = 640;
+  map.original_height = 640;
+  NmsOptions options;
+  options.multi_label = true;
+  const auto together = postprocess_detections(boxes, scores, std::vector<InputToOriginal>(images, map), options);
+  REQUIRE(together.size() == static_cast<size_t>(images));
+  for (int64_t i = 0; i < images; ++i) {
+    CAPTURE(i);
+    const auto alone = postprocess_detections(boxes.narrow(0, i, 1), scores.narrow(0, i, 1), {map}, options)[0];
+    REQUIRE(alone.size() == together[static_cast<size_t>(i)].size());
+    CHECK(!alone.empty());
+    for (size_t k = 0; k < alone.size(); ++k) {
+      CHECK(alone[k].score == together[static_cast<size_t>(i)][k].score);
+      CHECK(alone[k].class_id == together[static_cast<size_t>(i)][k].class_id);
+      CHECK(alone[k].box.x1 == together[static_cast<size_t>(i)][k].box.x1);
+    }
+  }
 }

@@ -5,12 +5,12 @@
 #include "../torch_doctest.hpp"
 
 #include "libreyolo/core/checkpoint/state_dict.hpp"
+#include "libreyolo/core/optim/unique_parameters.hpp"
 
 #include <cmath>
 #include <functional>
 #include <string>
 #include <tuple>
-#include <unordered_set>
 #include <utility>
 #include <vector>
 
@@ -25,16 +25,6 @@ namespace fixture = libreyolo::test::rtmdet;
 namespace {
 
 const std::vector<std::string> kSizes = {"t", "s", "m", "l", "x"};
-
-// Each tensor once, however many module paths reach it: PyTorch's model.parameters() skips
-// repeats, LibTorch's parameters() lists the head's shared convolutions at every level.
-int64_t unique_parameter_count(const torch::nn::Module& module) {
-  std::unordered_set<const c10::TensorImpl*> seen;
-  int64_t count = 0;
-  for (const auto& p : module.parameters(/*recurse=*/true))
-    if (seen.insert(p.unsafeGetTensorImpl()).second) count += p.numel();
-  return count;
-}
 
 // Keys in PyTorch's state_dict() order, as the checkpoint writer lays them out.
 std::vector<std::pair<std::string, std::vector<int64_t>>> ordered_state(const torch::nn::Module& module) {
@@ -89,7 +79,7 @@ TEST_CASE("rtmdet: every size has LibreYOLO's parameter count and state_dict key
     RtmdetDetector detector(size, nc);
     CHECK(detector.size() == size);
     CHECK(detector.num_classes() == nc);
-    CHECK(unique_parameter_count(detector) == static_cast<int64_t>(reference["parameters"].number));
+    CHECK(libreyolo::core::optim::parameter_count(detector) == static_cast<int64_t>(reference["parameters"].number));
 
     const auto actual = ordered_state(detector);
     const auto& expected = reference["state_dict"].items;
@@ -129,7 +119,7 @@ TEST_CASE("rtmdet: the head's shared convolutions are one tensor at all three le
   // LibTorch lists the 2 towers x 2 convs x 96 x 96 x 3 x 3 weights at levels 1 and 2 again.
   int64_t listed = 0;
   for (const auto& p : detector.parameters()) listed += p.numel();
-  CHECK(listed - unique_parameter_count(detector) == 2 * 2 * 2 * 96 * 96 * 9);
+  CHECK(listed - libreyolo::core::optim::parameter_count(detector) == 2 * 2 * 2 * 96 * 96 * 9);
 
   // Loading any of the three keys writes the one tensor (non-strict: just that key).
   libreyolo::core::checkpoint::StateDict state;

@@ -23,22 +23,12 @@
 #include <string>
 #include <vector>
 
+#include "../quiet_log.hpp"
 #include "../temp_dir.hpp"
 
 using namespace libreyolo;
 
 namespace {
-
-class QuietLog {
- public:
-  QuietLog() : saved_(core::log::level()) { core::log::set_level(core::log::Level::warn); }
-  ~QuietLog() { core::log::set_level(saved_); }
-  QuietLog(const QuietLog&) = delete;
-  QuietLog& operator=(const QuietLog&) = delete;
-
- private:
-  core::log::Level saved_;
-};
 
 const core::plugins::LoadedFamily& rtmdet_family() {
   static const auto registry = core::plugins::load_plugins({LIBREYOLO_TEST_FAMILY_DIR});
@@ -126,7 +116,7 @@ TEST_CASE("rtmdet plugin: one CPU epoch of rtmdet-t on coco16 through the traine
   request.family = &family;
   request.size = "t";
   const auto outcome = [&] {
-    QuietLog quiet;
+    test::QuietLog quiet;
     return core::trainer::train(request);
   }();
   REQUIRE(outcome.epochs_completed == 1);

@@ -17,6 +17,7 @@
 #include <string>
 #include <vector>
 
+#include "../quiet_log.hpp"
 #include "../temp_dir.hpp"
 
 using namespace libreyolo;
@@ -29,18 +30,6 @@ double loss_named(const core::trainer::EpochRecord& record, const std::string& n
   FAIL("no loss component " << name);
   return 0;
 }
-
-// The run's per-epoch log and class table are noise in the test output: warnings only.
-class QuietLog {
- public:
-  QuietLog() : saved_(core::log::level()) { core::log::set_level(core::log::Level::warn); }
-  ~QuietLog() { core::log::set_level(saved_); }
-  QuietLog(const QuietLog&) = delete;
-  QuietLog& operator=(const QuietLog&) = delete;
-
- private:
-  core::log::Level saved_;
-};
 
 }  // namespace
 
@@ -94,7 +83,7 @@ TEST_CASE("yolox plugin: two CPU epochs on coco16 through the trainer, L1 on in 
   request.family = &family;
   request.size = "n";
   const auto outcome = [&] {
-    QuietLog quiet;
+    test::QuietLog quiet;
     return core::trainer::train(request);
   }();
 
