@@ -63,9 +63,8 @@ int run_val(const Args& args) {
   options.nms.conf = static_cast<float>(o.get_double("conf"));
   options.nms.iou = static_cast<float>(o.get_double("iou"));
   options.nms.max_det = static_cast<int>(o.get_int("max_det"));
-  options.nms.multi_label = run.family->info.multi_label_nms;
-  options.nms.max_candidates = run.family->info.nms_candidates;
-  core::trainer::Validator validator(samples, dataset.names, options);
+  core::trainer::Validator validator(samples, dataset.names,
+                                     core::trainer::with_family_postprocess(options, run.family->info));
   const auto evaluation = validator.run(*model, run.family->info.input);
 
   const auto folder = core::trainer::create_run_folder(o.get_text("project"), o.get_text("name"), o.get_bool("exist_ok"));

@@ -14,6 +14,22 @@ const char* to_string(CaptureRegion region) {
   return "unknown";
 }
 
+const char* to_string(EvalResize resize) {
+  switch (resize) {
+    case EvalResize::letterbox: return "letterbox";
+    case EvalResize::stretch: return "stretch";
+  }
+  return "unknown";
+}
+
+const char* to_string(Suppression suppression) {
+  switch (suppression) {
+    case Suppression::class_nms: return "class_nms";
+    case Suppression::none: return "none";
+  }
+  return "unknown";
+}
+
 std::string validate(const FamilyInfo& info) {
   if (info.name.empty()) return "the family name is empty";
   const bool spelled_ok = std::all_of(info.name.begin(), info.name.end(), [](unsigned char c) {

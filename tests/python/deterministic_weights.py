@@ -14,8 +14,12 @@ def pattern(count, seed):
     return (2.0 * (x - torch.floor(x)) - 1.0).to(torch.float32)
 
 
-def fill_deterministic(model):
+def fill_deterministic(model, scale_matrices=False):
     """Fill every state-dict tensor from its key's position in sorted key order.
+
+    scale_matrices: 2-D tensors (Linear, attention and embedding weights) get
+    pattern / sqrt(shape[1]) instead of the BatchNorm-weight rule, so that transformer layers
+    keep activations of order one (the DETR fixtures; the YOLO fixtures have no 2-D weights).
 
     conv weights: pattern * 2.5 / sqrt(fan_in) (activations neither vanish nor explode);
     biases and running_mean: 0.1 * pattern; BatchNorm weight: 1 + 0.1 * pattern;
@@ -36,6 +40,8 @@ def fill_deterministic(model):
             elif tensor.dim() == 4:  # conv weight
                 fan_in = tensor.shape[1] * tensor.shape[2] * tensor.shape[3]
                 values = values * (2.5 / math.sqrt(fan_in))
+            elif scale_matrices and tensor.dim() == 2:
+                values = values / math.sqrt(tensor.shape[1])
             else:  # BatchNorm weight
                 values = 1.0 + 0.1 * values
             tensor.copy_(values)

@@ -66,12 +66,14 @@
 #include "libreyolo/core/checkpoint/state_dict.hpp"
 #include "libreyolo/core/checkpoint/torch_archive.hpp"
 #include "libreyolo/core/data/augment/letterbox.hpp"
+#include "libreyolo/core/data/augment/stretch_resize.hpp"
 #include "libreyolo/core/data/cache/resized_image.hpp"
 #include "libreyolo/core/data/image/image_header.hpp"
 #include "libreyolo/core/data/loader/network_input.hpp"
 #include "libreyolo/core/eval/nms.hpp"
 #include "libreyolo/core/plugins/plugin_loader.hpp"
 #include "libreyolo/core/plugins/size_from_weights.hpp"
+#include "libreyolo/core/trainer/validator.hpp"
 #include "libreyolo/sdk/criterion.hpp"
 #include "libreyolo/sdk/detector.hpp"
 #include "libreyolo/sdk/family.hpp"
@@ -83,6 +85,7 @@ namespace ckpt = libreyolo::core::checkpoint;
 namespace data = libreyolo::core::data;
 namespace eval = libreyolo::core::eval;
 namespace plugins = libreyolo::core::plugins;
+namespace trainer = libreyolo::core::trainer;
 namespace sdk = libreyolo::sdk;
 using ckpt::PickleRef;
 using ckpt::PickleValue;
@@ -298,12 +301,19 @@ int run_forward(const Args& args, const torch::Device& device) {
 }
 
 // The host's validation preprocessing of one file (ValSampleMaker over the uncached image
-// source): the image source's resize to long side imgsz, then letterbox top-left with 114.
-torch::Tensor host_preprocess(const std::string& path, int imgsz, data::ImageSize& original) {
+// source): the image source's resize to long side imgsz, then letterbox top-left with 114, or
+// for families that declare it, a stretch to the square (bilinear, no antialiasing).
+torch::Tensor host_preprocess(const std::string& path, int imgsz, sdk::EvalResize resize, data::ImageSize& original) {
   original = data::read_image_size(path);
   const auto resized = data::load_resized_image(path, original, imgsz);
   auto out = torch::empty({imgsz, imgsz, 3}, torch::kUInt8);
   data::MutableImageView view{imgsz, imgsz, out.data_ptr<std::uint8_t>()};
+  if (resize == sdk::EvalResize::stretch) {
+    std::vector<data::PixelBox> no_boxes;
+    data::InterpolateScratch scratch;
+    data::stretch_resize(data::ImageView::of(resized), sdk::augment::StretchResize{false}, view, no_boxes, scratch);
+    return out;
+  }
   data::ResizeScratch scratch;
   data::letterbox(data::ImageView::of(resized), imgsz, view, data::LetterboxPad::top_left, scratch, 114);
   return out;
@@ -326,7 +336,7 @@ int run_predict(const Args& args, const torch::Device& device) {
     std::vector<int64_t> sizes;
     for (const auto& item : paths.items) {
       data::ImageSize original;
-      images.push_back(host_preprocess(item->text, imgsz, original));
+      images.push_back(host_preprocess(item->text, imgsz, info.eval_resize, original));
       sizes.push_back(original.width);
       sizes.push_back(original.height);
     }
@@ -352,6 +362,8 @@ int run_predict(const Args& args, const torch::Device& device) {
   const bool multi_label = args.flag("multi-label") || (info.multi_label_nms && !args.flag("best-class"));
   nms.multi_label = multi_label;
   nms.max_candidates = info.nms_candidates;
+  nms.suppress = info.suppression == sdk::Suppression::class_nms;
+  const auto resize = info.eval_resize;
   const int64_t batch = std::stoll(args.get("batch", "8"));
   const bool contiguous = args.flag("contiguous");
   const sdk::InputFormat& format = info.input;  // yolo9: RGB / 255; yolox: BGR 0-255
@@ -370,9 +382,7 @@ int run_predict(const Args& args, const torch::Device& device) {
     for (int64_t i = start; i < start + count; ++i) {
       const data::ImageSize size{static_cast<int>(orig_sizes[i][0].item<int64_t>()),
                                  static_cast<int>(orig_sizes[i][1].item<int64_t>())};
-      const auto info = data::letterbox_info(size, imgsz);
-      mapping.push_back({info.scale, static_cast<double>(info.pad_x), static_cast<double>(info.pad_y), size.width,
-                         size.height});
+      mapping.push_back(trainer::input_to_original(size, imgsz, resize));
     }
     const auto per_image = eval::postprocess_detections(candidates.boxes, candidates.scores, mapping, nms);
     for (const auto& dets : per_image) {
@@ -389,7 +399,7 @@ int run_predict(const Args& args, const torch::Device& device) {
   out->set("detections", tensor_node(rows.empty() ? torch::zeros({0, 6}) : torch::stack(rows)));
   out->set("counts", tensor_node(torch::tensor(counts, torch::kLong)));
   out->set("orig_sizes", tensor_node(orig_sizes));
-  out->set("postprocess", PickleValue::string(multi_label ? "multi_label" : "best_class"));
+  out->set("postprocess", PickleValue::string(!nms.suppress ? "top_k" : multi_label ? "multi_label" : "best_class"));
   if (preprocessed_here) out->set("images_u8", tensor_node(images_u8));
   write_dict(args.get("output"), out);
   return 0;

@@ -23,7 +23,7 @@ torch::Tensor pattern(int64_t count, int64_t seed) {
   return (2.0 * (x - torch::floor(x)) - 1.0).to(torch::kFloat32);
 }
 
-void fill_deterministic(torch::nn::Module& module) {
+void fill_deterministic(torch::nn::Module& module, bool scale_matrices) {
   std::vector<std::pair<std::string, torch::Tensor>> tensors;
   for (const auto& item : module.named_parameters(true)) tensors.emplace_back(item.key(), item.value());
   for (const auto& item : module.named_buffers(true)) tensors.emplace_back(item.key(), item.value());
@@ -40,6 +40,8 @@ void fill_deterministic(torch::nn::Module& module) {
     } else if (tensor.dim() == 4) {
       const auto fan_in = static_cast<double>(tensor.size(1) * tensor.size(2) * tensor.size(3));
       values = values * (2.5 / std::sqrt(fan_in));
+    } else if (scale_matrices && tensor.dim() == 2) {
+      values = values / std::sqrt(static_cast<double>(tensor.size(1)));
     } else {
       values = 1.0 + 0.1 * values;
     }

@@ -16,6 +16,7 @@ torch::Tensor pattern(int64_t count, int64_t seed);
 
 // The Python scripts' fill_deterministic(): every state-dict tensor from its position in sorted
 // key order (conv weights scaled by 2.5 / sqrt(fan_in), BatchNorm near 1, biases near 0).
-void fill_deterministic(torch::nn::Module& module);
+// scale_matrices: 2-D tensors get pattern / sqrt(size(1)) (the DETR fixtures), as in the script.
+void fill_deterministic(torch::nn::Module& module, bool scale_matrices = false);
 
 }  // namespace libreyolo::test

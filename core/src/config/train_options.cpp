@@ -48,7 +48,7 @@ std::vector<TrainOption> declare_train_options() {
       {{"momentum", T::number, "0.937", "SGD momentum / AdamW beta1"}, &C::momentum, number_from(0, 1)},
       {{"weight_decay", T::number, "0.0005", "weight decay (not on BatchNorm or biases)"}, &C::weight_decay, number_from(0, 1)},
       {{"nesterov", T::boolean, "true", "Nesterov momentum for SGD"}, &C::nesterov},
-      {{"scheduler", T::choice, "yoloxwarmcos", "learning-rate schedule", {"yoloxwarmcos", "linear", "cosine", "flatcosine"}},
+      {{"scheduler", T::choice, "yoloxwarmcos", "learning-rate schedule", {"yoloxwarmcos", "linear", "cosine", "flatcosine", "constant"}},
        &C::scheduler},
       {{"warmup_epochs", T::integer, "5", "warm-up epochs"}, &C::warmup_epochs, integer_from(0, kMany)},
       {{"warmup_lr_start", T::number, "0", "learning rate at the start of warm-up"}, &C::warmup_lr_start, number_from(0, 10)},

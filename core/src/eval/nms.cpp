@@ -7,6 +7,7 @@
 #include <thread>
 
 #include "class_nms.hpp"
+#include "top_scoring_detections.hpp"
 
 namespace libreyolo::core::eval {
 
@@ -63,10 +64,10 @@ std::vector<detail::ScoredBox> host_candidates(const torch::Tensor& boxes, const
   const auto* ps = s.data_ptr<float>();
   const auto* pc = c.data_ptr<int64_t>();
   const auto to_x = [&](float x) {
-    return std::clamp(static_cast<float>((x - m.pad_x) / m.scale), 0.f, static_cast<float>(m.original_width));
+    return std::clamp(static_cast<float>((x - m.pad_x) / m.scale_x), 0.f, static_cast<float>(m.original_width));
   };
   const auto to_y = [&](float y) {
-    return std::clamp(static_cast<float>((y - m.pad_y) / m.scale), 0.f, static_cast<float>(m.original_height));
+    return std::clamp(static_cast<float>((y - m.pad_y) / m.scale_y), 0.f, static_cast<float>(m.original_height));
   };
   std::vector<detail::ScoredBox> out;
   out.reserve(static_cast<size_t>(b.size(0)));
@@ -106,6 +107,7 @@ std::vector<std::vector<Detection>> postprocess_detections(
   TORCH_CHECK(scores.dim() == 3 && scores.size(1) == boxes.size(1), "scores must be [B, N, C]");
   TORCH_CHECK(static_cast<int64_t>(mapping.size()) == boxes.size(0), "one mapping per image");
   const auto all_scores = scores.to(torch::kFloat32);
+  if (!options.suppress) return top_scoring_detections(boxes, all_scores, mapping, options);
   // The selection runs where the tensors are, image by image; NMS on plain arrays, in parallel.
   std::vector<std::vector<detail::ScoredBox>> candidates(mapping.size());
   for (int64_t i = 0; i < boxes.size(0); ++i) {

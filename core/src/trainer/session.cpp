@@ -290,7 +290,7 @@ torch::Tensor forward_backward(Session& s, const data::Batch& batch, std::int64_
   using profiler::StepPhase;
   mark_phase(s, StepPhase::h2d);
   auto images = data::to_network_input(batch.images, s.family->info.input);
-  sdk::Targets targets{batch.targets, batch.counts};
+  sdk::Targets targets{batch.targets, batch.counts, batch.host_counts};
   if (s.multi_scale) {
     // One of the declared sizes for the whole batch.
     const auto& sizes = s.multi_scale_sizes;

@@ -39,11 +39,29 @@ eval::ImageGroundTruth ground_truth(const data::SplitSamples& split, std::size_t
 
 }  // namespace
 
+ValidationOptions with_family_postprocess(ValidationOptions base, const sdk::FamilyInfo& family) {
+  base.nms.multi_label = family.multi_label_nms;
+  base.nms.max_candidates = family.nms_candidates;
+  base.nms.suppress = family.suppression == sdk::Suppression::class_nms;
+  base.resize = family.eval_resize;
+  return base;
+}
+
+eval::InputToOriginal input_to_original(data::ImageSize original, int imgsz, sdk::EvalResize resize) {
+  if (resize == sdk::EvalResize::stretch) {
+    return {static_cast<double>(imgsz) / original.width, static_cast<double>(imgsz) / original.height, 0.0, 0.0,
+            original.width, original.height};
+  }
+  const auto info = data::letterbox_info(original, imgsz);
+  return {info.scale, info.scale, static_cast<double>(info.pad_x), static_cast<double>(info.pad_y), original.width,
+          original.height};
+}
+
 Validator::Validator(std::shared_ptr<const data::SplitSamples> split, std::vector<std::string> class_names,
                      const ValidationOptions& options)
     : split_(std::move(split)),
       options_(options),
-      loader_(loader_options(split_->labels.size(), options), data::val_sample_makers(split_, options.imgsz)),
+      loader_(loader_options(split_->labels.size(), options), data::val_sample_makers(split_, options.imgsz, options.resize)),
       evaluator_(std::move(class_names)) {}
 
 eval::CocoEvaluation Validator::run(sdk::Detector& model, const sdk::InputFormat& input) {
@@ -60,10 +78,7 @@ eval::CocoEvaluation Validator::run(sdk::Detector& model, const sdk::InputFormat
     }
     std::vector<eval::InputToOriginal> mapping;
     for (auto index : batch->indices) {
-      const auto size = split_->original_sizes[index];
-      const auto info = data::letterbox_info(size, options_.imgsz);
-      mapping.push_back({info.scale, static_cast<double>(info.pad_x), static_cast<double>(info.pad_y),
-                         size.width, size.height});
+      mapping.push_back(input_to_original(split_->original_sizes[index], options_.imgsz, options_.resize));
     }
     auto detections = eval::postprocess_detections(candidates.boxes, candidates.scores, mapping, options_.nms);
     for (std::size_t i = 0; i < batch->indices.size(); ++i) {

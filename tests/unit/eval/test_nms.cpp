@@ -33,7 +33,8 @@ TEST_CASE("postprocess: best class, threshold, per-class NMS, mapping, clipping,
                                      {0.0005f, 0.0f},  // below conf
                                      {0.7f, 0.0f}}).view({1, 4, 2});
   InputToOriginal map;
-  map.scale = 0.5;
+  map.scale_x = 0.5;
+  map.scale_y = 0.5;
   map.original_width = 700;
   map.original_height = 700;
   NmsOptions options;
@@ -170,4 +171,37 @@ TEST_CASE("postprocess: many images on worker threads give what one image at a t
       CHECK(alone[k].box.x1 == together[static_cast<size_t>(i)][k].box.x1);
     }
   }
+}
+
+TEST_CASE("postprocess without suppression: the max_det best (query, class) pairs, mapped per axis, unclipped") {
+  // LibreYOLO's DETR post-processing: flat top-k over [Q * C], then the conf filter; no NMS,
+  // so two overlapping boxes of one class both stay; boxes are not clipped to the image.
+  const auto boxes = torch::tensor({{0.f, 0.f, 10.f, 10.f},
+                                    {1.f, 1.f, 11.f, 11.f},
+                                    {-20.f, 5.f, 700.f, 40.f}}).view({1, 3, 4});
+  const auto scores = torch::tensor({{0.9f, 0.3f},
+                                     {0.8f, 0.0f},
+                                     {0.0005f, 0.6f}}).view({1, 3, 2});
+  InputToOriginal map;  // a stretch: x scaled by 0.5, y by 2
+  map.scale_x = 0.5;
+  map.scale_y = 2.0;
+  map.original_width = 1280;
+  map.original_height = 320;
+  NmsOptions options;
+  options.suppress = false;
+  options.max_det = 4;
+  const auto out = postprocess_detections(boxes, scores, {map}, options);
+  REQUIRE(out.size() == 1);
+  REQUIRE(out[0].size() == 4);  // 0.9, 0.8, 0.6, 0.3: the fifth best (0.0005) is cut by max_det
+  CHECK(out[0][0].score == doctest::Approx(0.9));
+  CHECK(out[0][1].score == doctest::Approx(0.8));  // overlaps the first, same class: kept
+  CHECK(out[0][1].class_id == 0);
+  CHECK(out[0][2].class_id == 1);
+  CHECK(out[0][2].box.x1 == doctest::Approx(-40.0));  // not clipped
+  CHECK(out[0][2].box.x2 == doctest::Approx(1400.0));
+  CHECK(out[0][2].box.y1 == doctest::Approx(2.5));
+  CHECK(out[0][2].box.y2 == doctest::Approx(20.0));
+  CHECK(out[0][3].score == doctest::Approx(0.3));
+  options.conf = 0.5f;  // the conf filter comes after the top-k
+  CHECK(postprocess_detections(boxes, scores, {map}, options)[0].size() == 3);
 }

@@ -2,6 +2,7 @@
 
 #include "libreyolo/core/data/augment/letterbox.hpp"
 #include "libreyolo/core/data/augment/pipeline.hpp"
+#include "libreyolo/core/data/augment/stretch_resize.hpp"
 #include "libreyolo/core/error.hpp"
 #include "libreyolo/core/data/cache/image_cache.hpp"
 #include "libreyolo/core/data/dataset/scan_report.hpp"
@@ -45,22 +46,32 @@ class TrainSampleMaker : public SampleMaker {
   AugmentScratch scratch_;
 };
 
+// Validation input: the family's declared resize, nothing random.
 class ValSampleMaker : public SampleMaker {
  public:
-  ValSampleMaker(std::shared_ptr<const SplitSamples> split, int imgsz) : source_(std::move(split)), imgsz_(imgsz) {}
+  ValSampleMaker(std::shared_ptr<const SplitSamples> split, int imgsz, sdk::EvalResize resize)
+      : source_(std::move(split)), imgsz_(imgsz), resize_mode_(resize) {}
 
   void make(std::size_t index, const EpochMode&, std::mt19937_64&, MutableImageView out,
             std::vector<PixelBox>& boxes) override {
     const auto sample = source_.sample(index, 0);
-    const auto info = letterbox(sample.image, imgsz_, out, LetterboxPad::top_left, resize_, 114);
     boxes.clear();
+    if (resize_mode_ == sdk::EvalResize::stretch) {
+      // LibreYOLO's DETR validation: cv2.resize to the square, bilinear without antialiasing.
+      boxes = sample.boxes;
+      stretch_resize(sample.image, sdk::augment::StretchResize{/*antialias=*/false}, out, boxes, interpolate_);
+      return;
+    }
+    const auto info = letterbox(sample.image, imgsz_, out, LetterboxPad::top_left, resize_, 114);
     for (const auto& box : sample.boxes) boxes.push_back(to_letterbox(box, info));
   }
 
  private:
   SplitAugmentSource source_;
   int imgsz_;
+  sdk::EvalResize resize_mode_;
   ResizeScratch resize_;
+  InterpolateScratch interpolate_;
 };
 
 }  // namespace
@@ -113,8 +124,9 @@ SampleMakerFactory train_sample_makers(std::shared_ptr<const SplitSamples> split
   return [split, shared] { return std::make_unique<TrainSampleMaker>(split, shared); };
 }
 
-SampleMakerFactory val_sample_makers(std::shared_ptr<const SplitSamples> split, int imgsz) {
-  return [split, imgsz] { return std::make_unique<ValSampleMaker>(split, imgsz); };
+SampleMakerFactory val_sample_makers(std::shared_ptr<const SplitSamples> split, int imgsz,
+                                     sdk::EvalResize resize) {
+  return [split, imgsz, resize] { return std::make_unique<ValSampleMaker>(split, imgsz, resize); };
 }
 
 }  // namespace libreyolo::core::data

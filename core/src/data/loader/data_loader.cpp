@@ -239,7 +239,8 @@ std::optional<Batch> DataLoader::next() {
   DeviceTensors host{slot.images.narrow(0, 0, batch_size), targets, slot.counts.narrow(0, 0, batch_size)};
   auto device = uploader_->upload(host, slot.fence);
 
-  Batch batch{device.images, device.targets, device.counts, slot.indices, k};
+  std::vector<int64_t> host_counts(counts, counts + batch_size);
+  Batch batch{device.images, device.targets, device.counts, std::move(host_counts), slot.indices, k};
   lock.lock();
   ++next_batch_;
   if (!uploader_->hands_out_host_memory()) released_ = next_batch_;

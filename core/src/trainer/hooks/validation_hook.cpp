@@ -19,9 +19,8 @@ class ValidationHook : public TrainHook {
     options.workers = s.config.workers;
     options.device = s.device;
     options.precision = s.precision;
-    options.nms.multi_label = s.family->info.multi_label_nms;
-    options.nms.max_candidates = s.family->info.nms_candidates;
-    validator_ = std::make_unique<Validator>(s.val_split, s.dataset.names, options);
+    validator_ = std::make_unique<Validator>(s.val_split, s.dataset.names,
+                                             with_family_postprocess(options, s.family->info));
     if (s.ema) {  // a second detector holds the EMA weights while they are validated
       eval_model_ = s.family->family->create_detector({s.size, s.dataset.nc(), s.config.imgsz});
       eval_model_->to(s.device);

@@ -45,6 +45,18 @@ struct SizeSignature {
   std::map<long long, std::string> sizes;  // that tensor's size(0) -> the size it means
 };
 
+// How validation turns an image into the square network input. LibreYOLO's YOLOs letterbox
+// (aspect kept, grey 114 padding); its DETRs stretch the image to the square.
+enum class EvalResize { letterbox, stretch };
+
+// What turns candidates into detections. Dense YOLO-style heads predict each object many
+// times, so the host runs per-class NMS. Set predictors (DETRs) match one query per object in
+// training, so LibreYOLO keeps the max_det highest (query, class) scores with no suppression.
+enum class Suppression { class_nms, none };
+
+LIBREYOLO_SDK_API const char* to_string(EvalResize resize);
+LIBREYOLO_SDK_API const char* to_string(Suppression suppression);
+
 // Who the family is.
 struct FamilyInfo {
   std::string name;          // what users type: "yolo9" (lower case, [a-z0-9_])
@@ -61,6 +73,8 @@ struct FamilyInfo {
   // RTMDet keeps the best 30000 of each of its three levels (mmdetection's nms_pre), 90000 in
   // all; its decode() zeroes the rest per level, and this total lets the survivors through.
   int nms_candidates = 30000;
+  Suppression suppression = Suppression::class_nms;
+  EvalResize eval_resize = EvalResize::letterbox;
   SizeSignature size_signature;
   std::string version = "0.1.0";           // the plugin's own version
 };

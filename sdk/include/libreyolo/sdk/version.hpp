@@ -15,4 +15,4 @@
 //        weights); the SDK's quality focal loss and dynamic soft-label assigner (RTMDet).
 
 #define LIBREYOLO_SDK_VERSION "0.1.0"
-#define LIBREYOLO_SDK_ABI_VERSION 5
+#define LIBREYOLO_SDK_ABI_VERSION 6

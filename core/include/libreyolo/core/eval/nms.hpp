@@ -20,11 +20,17 @@ struct NmsOptions {
   // scores (the family's FamilyInfo::multi_label_nms); otherwise each anchor's best class only.
   bool multi_label = false;
   int max_candidates = 30000;
+  // false: no suppression (set predictors, FamilyInfo::Suppression::none): the max_det highest
+  // (anchor, class) scores above conf, mapped to original pixels and neither clipped nor
+  // filtered further, as LibreYOLO's DETR post-processing does.
+  bool suppress = true;
 };
 
-// How network-input pixels map back to the original image: original = (input - pad) / scale.
+// How network-input pixels map back to the original image: original = (input - pad) / scale,
+// per axis (a letterbox scales both axes alike, a stretch each its own way).
 struct InputToOriginal {
-  double scale = 1.0;
+  double scale_x = 1.0;
+  double scale_y = 1.0;
   double pad_x = 0.0;
   double pad_y = 0.0;
   int original_width = 0;

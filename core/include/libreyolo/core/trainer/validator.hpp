@@ -24,7 +24,15 @@ struct ValidationOptions {
   torch::Device device = torch::kCPU;
   amp::PrecisionPlan precision;
   eval::NmsOptions nms;
+  sdk::EvalResize resize = sdk::EvalResize::letterbox;
 };
+
+// What the family declares for validation (its resize and post-processing) on top of `base`.
+ValidationOptions with_family_postprocess(ValidationOptions base, const sdk::FamilyInfo& family);
+
+// How an image of `original` size maps between the network input and its own pixels under the
+// family's validation resize.
+eval::InputToOriginal input_to_original(data::ImageSize original, int imgsz, sdk::EvalResize resize);
 
 class Validator {
  public:

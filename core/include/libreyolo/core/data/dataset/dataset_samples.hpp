@@ -15,6 +15,8 @@
 #include "libreyolo/core/data/dataset/dataset_scan.hpp"
 #include "libreyolo/core/data/loader/sample_maker.hpp"
 
+#include "libreyolo/sdk/family.hpp"
+
 namespace libreyolo::core::data {
 
 // A split's images and boxes, shared read-only by every worker.
@@ -44,6 +46,7 @@ std::vector<PixelBox> boxes_in_view(const std::vector<LabelBox>& labels, const I
 // `pipelines` indexed by EpochMode::pipeline (not empty).
 SampleMakerFactory train_sample_makers(std::shared_ptr<const SplitSamples> split,
                                        std::vector<PreparedPipeline> pipelines);
-SampleMakerFactory val_sample_makers(std::shared_ptr<const SplitSamples> split, int imgsz);
+SampleMakerFactory val_sample_makers(std::shared_ptr<const SplitSamples> split, int imgsz,
+                                     sdk::EvalResize resize = sdk::EvalResize::letterbox);
 
 }  // namespace libreyolo::core::data

@@ -44,6 +44,7 @@ struct Batch {
   torch::Tensor images;   // [B, S, S, 3] uint8, RGB (NHWC: channels-last once permuted)
   torch::Tensor targets;  // [B, M, 5] float32: class, cx, cy, w, h in pixels; padding rows zero
   torch::Tensor counts;   // [B] int64
+  std::vector<int64_t> host_counts;  // the same counts on the host (no device read needed)
   std::vector<std::size_t> indices;  // dataset indices, for evaluation and debugging
   std::size_t step = 0;              // position in the epoch
 };

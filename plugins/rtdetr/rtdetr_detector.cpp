@@ -1,0 +1,62 @@
+#include "rtdetr_detector.hpp"
+
+#include <torch/torch.h>
+
+#include "decoder_outputs.hpp"
+#include "input_scale.hpp"
+#include "libreyolo/sdk/backbones/hgnetv2.hpp"
+#include "libreyolo/sdk/losses/box_ops.hpp"
+#include "presnet.hpp"
+
+namespace libreyolo::rtdetr {
+namespace {
+
+std::shared_ptr<sdk::backbones::MultiScaleBackbone> make_backbone(const RtdetrConfig& c) {
+  if (c.backbone == "hgnetv2") return sdk::backbones::make_hgnetv2(c.hgnetv2_arch, c.freeze_norm, c.freeze_at);
+  return make_presnet(c.presnet_depth, c.freeze_norm, c.freeze_at);
+}
+
+HybridEncoderOptions encoder_options(const RtdetrConfig& c, std::vector<int64_t> in_channels) {
+  HybridEncoderOptions o;
+  o.in_channels = std::move(in_channels);
+  o.hidden_dim = c.encoder_hidden_dim;
+  o.nhead = c.nhead;
+  o.dim_feedforward = c.encoder_dim_feedforward;
+  o.expansion = c.encoder_expansion;
+  return o;
+}
+
+}  // namespace
+
+RtdetrDetector::RtdetrDetector(const std::string& size, int64_t num_classes)
+    : config_(rtdetr_config(size)), num_classes_(num_classes) {
+  backbone_ = register_module("backbone", make_backbone(config_));
+  encoder_ = register_module("encoder", HybridEncoder(encoder_options(config_, backbone_->out_channels())));
+  decoder_ = register_module("decoder", RtdetrDecoder(config_, num_classes));
+}
+
+std::vector<torch::Tensor> RtdetrDetector::forward_capturable(const torch::Tensor& images) {
+  return decoder_->project(encoder_->forward(backbone_->forward(images)));
+}
+
+std::vector<torch::Tensor> RtdetrDetector::forward_remainder(std::vector<torch::Tensor> features,
+                                                             const sdk::Targets* targets) {
+  return decoder_->forward(features, targets);
+}
+
+// LibreYOLO's RT-DETR post-processing up to its top-k: sigmoid scores of every (query, class)
+// and the boxes in input pixels; the host keeps the best max_det pairs (Suppression::none).
+sdk::Candidates RtdetrDetector::decode(const std::vector<torch::Tensor>& outputs) {
+  const auto logits = outputs.at(outputs::dec_logits);
+  const auto boxes = outputs.at(outputs::dec_boxes);
+  const auto size = outputs.at(outputs::input_size);
+  const auto height = static_cast<float>(size[0].item<int64_t>()), width = static_cast<float>(size[1].item<int64_t>());
+  const auto scale = xywh_scale(static_cast<int64_t>(height), static_cast<int64_t>(width),
+                                boxes.options().dtype(torch::kFloat32));
+  sdk::Candidates c;
+  c.scores = torch::sigmoid(logits[logits.size(0) - 1].to(torch::kFloat32));
+  c.boxes = sdk::losses::xywh_to_xyxy(boxes[boxes.size(0) - 1].to(torch::kFloat32)) * scale;
+  return c;
+}
+
+}  // namespace libreyolo::rtdetr

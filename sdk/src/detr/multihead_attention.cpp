@@ -1,0 +1,48 @@
+#include "libreyolo/sdk/detr/multihead_attention.hpp"
+
+#include <torch/torch.h>
+
+#include <stdexcept>
+#include <string>
+
+namespace libreyolo::sdk::detr {
+namespace {
+
+// [B, L, D] -> [B, H, L, D / H]
+torch::Tensor split_heads(const torch::Tensor& x, int64_t heads) {
+  return x.view({x.size(0), x.size(1), heads, x.size(2) / heads}).transpose(1, 2);
+}
+
+}  // namespace
+
+MultiheadAttentionImpl::MultiheadAttentionImpl(int64_t embed_dim, int64_t num_heads)
+    : embed_dim_(embed_dim), num_heads_(num_heads) {
+  if (num_heads <= 0 || embed_dim % num_heads != 0) {
+    throw std::invalid_argument("multi-head attention: embed_dim " + std::to_string(embed_dim) +
+                                " must be a positive multiple of num_heads " + std::to_string(num_heads));
+  }
+  in_proj_weight = register_parameter("in_proj_weight", torch::empty({3 * embed_dim, embed_dim}));
+  in_proj_bias = register_parameter("in_proj_bias", torch::zeros({3 * embed_dim}));
+  out_proj = register_module("out_proj", torch::nn::Linear(embed_dim, embed_dim));
+  // PyTorch's _reset_parameters: Xavier-uniform input projection, zero biases; the output
+  // projection keeps nn.Linear's default weight init.
+  torch::NoGradGuard no_grad;
+  torch::nn::init::xavier_uniform_(in_proj_weight);
+  out_proj->bias.zero_();
+}
+
+torch::Tensor MultiheadAttentionImpl::forward(const torch::Tensor& query, const torch::Tensor& key,
+                                              const torch::Tensor& value, const torch::Tensor& blocked) {
+  const int64_t d = embed_dim_;
+  const auto q = torch::nn::functional::linear(query, in_proj_weight.narrow(0, 0, d), in_proj_bias.narrow(0, 0, d));
+  const auto k = torch::nn::functional::linear(key, in_proj_weight.narrow(0, d, d), in_proj_bias.narrow(0, d, d));
+  const auto v = torch::nn::functional::linear(value, in_proj_weight.narrow(0, 2 * d, d), in_proj_bias.narrow(0, 2 * d, d));
+  std::optional<torch::Tensor> allowed;
+  if (blocked.defined()) allowed = blocked.logical_not();  // SDPA's boolean masks mark what MAY attend
+  auto out = at::scaled_dot_product_attention(split_heads(q, num_heads_), split_heads(k, num_heads_),
+                                              split_heads(v, num_heads_), allowed);
+  out = out.transpose(1, 2).reshape({query.size(0), query.size(1), d});
+  return out_proj(out);
+}
+
+}  // namespace libreyolo::sdk::detr
