@@ -40,7 +40,7 @@ TEST_CASE("match_batched: equals per-matrix solves, padding ignored, more matric
     INFO("threads " << threads);
     const auto result = detr::match_batched_cpu(cost, gt_counts, threads);
     CHECK(result.sizes() == torch::IntArrayRef({n, q}));
-    CHECK(result.scalar_type() == torch::kInt64);
+    CHECK((result.scalar_type() == torch::kInt64));
     for (int64_t i = 0; i < n; ++i) {
       const auto g = gt_counts[static_cast<size_t>(i)];
       const auto row = row_of(result, i);
