@@ -98,9 +98,15 @@ torch::Tensor solve_host(const torch::Tensor& host_cost, const std::vector<int64
 torch::Tensor match_batched(const torch::Tensor& cost, const std::vector<int64_t>& gt_counts) {
   check_inputs(cost, gt_counts, "match_batched");
   // The one device-to-host copy (and, on CUDA, the one synchronisation) of the step's matching.
-  const auto host_cost = cost.detach().to(torch::kCPU, torch::kFloat32).contiguous();
+  // Into pinned memory from CUDA (a few MB a step: twice as fast as a pageable copy).
+  auto host_cost = cost.device().is_cpu()
+                       ? cost.detach().to(torch::kFloat32).contiguous()
+                       : torch::empty(cost.sizes(), torch::TensorOptions().dtype(torch::kFloat32).pinned_memory(true));
+  if (!cost.device().is_cpu()) host_cost.copy_(cost.detach());
   auto result = solve_host(host_cost, gt_counts, 0);
-  return cost.device().is_cpu() ? result : result.to(cost.device());
+  if (cost.device().is_cpu()) return result;
+  // Back through pinned memory, asynchronously: a pageable copy would block the host again.
+  return result.pin_memory().to(cost.device(), /*non_blocking=*/true);
 }
 
 torch::Tensor match_batched_cpu(const torch::Tensor& cost, const std::vector<int64_t>& gt_counts, int max_threads) {
