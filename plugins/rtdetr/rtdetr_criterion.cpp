@@ -10,7 +10,7 @@
 #include "libreyolo/sdk/detr/batched_matching.hpp"
 #include "libreyolo/sdk/detr/denoising.hpp"
 #include "libreyolo/sdk/detr/detr_losses.hpp"
-#include "libreyolo/sdk/detr/paired_iou.hpp"
+#include "libreyolo/sdk/detr/box_ops.hpp"
 #include "libreyolo/sdk/losses/box_ops.hpp"
 
 namespace libreyolo::rtdetr {
@@ -56,7 +56,9 @@ Named set_losses(const torch::Tensor& logits, const torch::Tensor& boxes, const 
   const auto target_labels = gather_gt(gt.labels, index);
   const auto pred_xyxy = sdk::losses::xywh_to_xyxy(boxes);
   const auto target_xyxy = sdk::losses::xywh_to_xyxy(target_boxes);
-  auto [iou, giou] = sdk::detr::paired_iou_giou(pred_xyxy, target_xyxy);
+  // LibreYOLO's box_iou (eps 1e-6 on the union) for the VFL target, its GIoU for the loss.
+  const auto iou = sdk::losses::box_iou(pred_xyxy, target_xyxy, sdk::losses::IoUKind::iou, 1e-6);
+  const auto giou = sdk::detr::generalized_box_iou(pred_xyxy, target_xyxy);
   const auto zero = torch::zeros({}, boxes.options());
   // where(), not a product: an unmatched row may hold a NaN (a padding GT of zero size).
   const auto l1 = torch::where(matched_mask, (boxes - target_boxes).abs().sum(-1), zero).sum() / normaliser;
