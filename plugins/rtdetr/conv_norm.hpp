@@ -21,10 +21,13 @@ enum class Activation { none, relu, silu };
 torch::Tensor apply_activation(Activation act, const torch::Tensor& x);
 
 struct ConvNormOptions {
+  ConvNormOptions(int64_t in, int64_t out, int64_t kernel, int64_t stride_ = 1)
+      : in_channels(in), out_channels(out), kernel_size(kernel), stride(stride_) {}
+
   int64_t in_channels;
   int64_t out_channels;
   int64_t kernel_size;
-  int64_t stride = 1;
+  int64_t stride;
   std::optional<int64_t> padding;  // (kernel_size - 1) / 2 when absent, as in LibreYOLO
   bool bias = false;
   Activation act = Activation::none;

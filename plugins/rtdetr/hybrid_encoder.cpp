@@ -34,7 +34,7 @@ void check_options(const HybridEncoderOptions& o) {
 }
 
 template <typename Module>
-std::shared_ptr<Module> add(torch::nn::ModuleList& list, std::shared_ptr<Module> module) {
+std::shared_ptr<Module> add(const std::shared_ptr<torch::nn::ModuleListImpl>& list, std::shared_ptr<Module> module) {
   list->push_back(module);
   return module;
 }

@@ -9,7 +9,8 @@ namespace libreyolo::rtdetr {
 namespace {
 
 std::shared_ptr<ConvNormLayer> conv_norm(int64_t in, int64_t out, int64_t kernel, int64_t padding, Activation act) {
-  ConvNormOptions options{in, out, kernel, 1, padding};
+  ConvNormOptions options{in, out, kernel};
+  options.padding = padding;
   options.act = act;
   return std::make_shared<ConvNormLayer>(options);
 }

@@ -4,7 +4,7 @@
 // Python modules; ReLU, padding and pooling have no state and are applied as functions.
 
 #include <torch/nn/module.h>
-#include <torch/nn/modules/any.h>
+#include <torch/nn/modules/container/any.h>
 #include <torch/nn/modules/container/modulelist.h>
 #include <torch/nn/modules/conv.h>
 #include <torch/types.h>
