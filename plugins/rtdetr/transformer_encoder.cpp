@@ -1,0 +1,108 @@
+#include "transformer_encoder.hpp"
+
+#include <torch/torch.h>
+
+#include <cmath>
+#include <stdexcept>
+#include <string>
+
+namespace libreyolo::rtdetr {
+
+torch::Tensor sincos_position_embedding_2d(int64_t w, int64_t h, int64_t dim, double temperature,
+                                           const torch::Device& device) {
+  if (dim <= 0 || dim % 4 != 0)
+    throw std::invalid_argument("sin-cos position embedding: the dimension must be a positive multiple of 4 (one "
+                                "quarter each for sin/cos of x and y), got " +
+                                std::to_string(dim));
+  if (w <= 0 || h <= 0)
+    throw std::invalid_argument("sin-cos position embedding: the feature map is empty (" + std::to_string(w) + " x " +
+                                std::to_string(h) + ")");
+  const auto options = torch::TensorOptions().dtype(torch::kFloat32).device(device);
+  const int64_t quarter = dim / 4;
+  const auto omega = 1.0 / torch::pow(temperature, torch::arange(quarter, options) / static_cast<double>(quarter));
+  // meshgrid(arange(w), arange(h), indexing="ij") flattened: x varies slowest.
+  const auto x = torch::arange(w, options).repeat_interleave(h);
+  const auto y = torch::arange(h, options).repeat({w});
+  const auto out_x = x.unsqueeze(1) * omega.unsqueeze(0);
+  const auto out_y = y.unsqueeze(1) * omega.unsqueeze(0);
+  return torch::cat({out_x.sin(), out_x.cos(), out_y.sin(), out_y.cos()}, 1).unsqueeze(0);
+}
+
+MultiheadAttention::MultiheadAttention(int64_t embed_dim, int64_t num_heads, double dropout)
+    : num_heads_(num_heads), dropout_(dropout) {
+  if (embed_dim <= 0 || num_heads <= 0 || embed_dim % num_heads != 0)
+    throw std::invalid_argument("MultiheadAttention: embed_dim (" + std::to_string(embed_dim) +
+                                ") must be a positive multiple of num_heads (" + std::to_string(num_heads) + ")");
+  in_proj_weight = register_parameter("in_proj_weight", torch::empty({3 * embed_dim, embed_dim}));
+  in_proj_bias = register_parameter("in_proj_bias", torch::zeros({3 * embed_dim}));
+  out_proj = register_module("out_proj", torch::nn::Linear(embed_dim, embed_dim));
+  // torch.nn.MultiheadAttention._reset_parameters.
+  torch::nn::init::xavier_uniform_(in_proj_weight);
+  torch::nn::init::zeros_(out_proj->bias);
+}
+
+torch::Tensor MultiheadAttention::forward(const torch::Tensor& query, const torch::Tensor& key,
+                                          const torch::Tensor& value) {
+  TORCH_CHECK(query.dim() == 3 && key.sizes() == query.sizes() && value.sizes() == query.sizes(),
+              "MultiheadAttention: expected query, key and value [N, L, E] of one shape, got ", query.sizes(), ", ",
+              key.sizes(), ", ", value.sizes());
+  const auto n = query.size(0), length = query.size(1), embed = query.size(2);
+  const auto weights = in_proj_weight.chunk(3, 0);
+  const auto biases = in_proj_bias.chunk(3, 0);
+  // [N, L, E] -> [N, heads, L, head_dim]
+  const auto heads = [&](const torch::Tensor& t) {
+    return t.view({n, length, num_heads_, embed / num_heads_}).transpose(1, 2);
+  };
+  const auto q = heads(torch::nn::functional::linear(query, weights[0], biases[0]));
+  const auto k = heads(torch::nn::functional::linear(key, weights[1], biases[1]));
+  const auto v = heads(torch::nn::functional::linear(value, weights[2], biases[2]));
+  const double scale = 1.0 / std::sqrt(static_cast<double>(embed / num_heads_));
+  auto attention = torch::softmax(torch::matmul(q * scale, k.transpose(-2, -1)), -1);
+  if (dropout_ > 0.0) attention = torch::dropout(attention, dropout_, is_training());
+  const auto merged = torch::matmul(attention, v).transpose(1, 2).reshape({n, length, embed});
+  return out_proj->forward(merged);
+}
+
+TransformerEncoderLayer::TransformerEncoderLayer(const TransformerEncoderLayerOptions& options)
+    : dropout_(options.dropout) {
+  self_attn_ =
+      register_module("self_attn", std::make_shared<MultiheadAttention>(options.d_model, options.nhead, options.dropout));
+  linear1_ = register_module("linear1", torch::nn::Linear(options.d_model, options.dim_feedforward));
+  linear2_ = register_module("linear2", torch::nn::Linear(options.dim_feedforward, options.d_model));
+  norm1_ = register_module("norm1", torch::nn::LayerNorm(torch::nn::LayerNormOptions({options.d_model})));
+  norm2_ = register_module("norm2", torch::nn::LayerNorm(torch::nn::LayerNormOptions({options.d_model})));
+}
+
+torch::Tensor TransformerEncoderLayer::forward(const torch::Tensor& src, const torch::Tensor& pos_embed) {
+  const auto drop = [&](const torch::Tensor& t) {
+    return dropout_ > 0.0 ? torch::dropout(t, dropout_, is_training()) : t;
+  };
+  const auto query_key = src + pos_embed;
+  auto x = norm1_->forward(src + drop(self_attn_->forward(query_key, query_key, src)));
+  const auto feedforward = linear2_->forward(drop(torch::gelu(linear1_->forward(x))));
+  return norm2_->forward(x + drop(feedforward));
+}
+
+void copy_parameters(const torch::nn::Module& from, torch::nn::Module& to) {
+  torch::NoGradGuard no_grad;
+  const auto source = from.named_parameters(/*recurse=*/true);
+  for (auto& item : to.named_parameters(/*recurse=*/true)) item.value().copy_(source[item.key()]);
+}
+
+TransformerEncoder::TransformerEncoder(const TransformerEncoderLayerOptions& options, int64_t num_layers) {
+  auto layers = register_module("layers", torch::nn::ModuleList());
+  for (int64_t i = 0; i < num_layers; ++i) {
+    layers_.push_back(std::make_shared<TransformerEncoderLayer>(options));
+    // LibreYOLO deep-copies one layer num_layers times: every layer starts with its weights.
+    if (i > 0) copy_parameters(*layers_.front(), *layers_.back());
+    layers->push_back(layers_.back());
+  }
+}
+
+torch::Tensor TransformerEncoder::forward(const torch::Tensor& src, const torch::Tensor& pos_embed) {
+  auto x = src;
+  for (auto& layer : layers_) x = layer->forward(x, pos_embed);
+  return x;
+}
+
+}  // namespace libreyolo::rtdetr

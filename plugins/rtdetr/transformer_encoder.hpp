@@ -1,0 +1,81 @@
+#pragma once
+// The hybrid encoder's AIFI: a post-norm transformer encoder over one flattened feature map
+// (LibreYOLO's TransformerEncoderLayer / TransformerEncoder in libreyolo/models/rtdetr/nn.py),
+// and the fixed 2-D sin-cos position embedding it adds to queries and keys.
+
+#include <torch/nn/module.h>
+#include <torch/nn/modules/container/modulelist.h>
+#include <torch/nn/modules/linear.h>
+#include <torch/nn/modules/normalization.h>
+#include <torch/types.h>
+
+#include <cstdint>
+#include <memory>
+#include <vector>
+
+namespace libreyolo::rtdetr {
+
+// LibreYOLO's build_2d_sincos_position_embedding(w, h, dim, temperature): [1, w * h, dim]
+// float32 on `device`, rows [sin(x w), cos(x w), sin(y w), cos(y w)] with w_i =
+// temperature^(-i / (dim / 4)). Like LibreYOLO (and the official RT-DETR), token k gets
+// x = k / h and y = k % h, while the features are flattened row-major (k = y' * w + x'): the two
+// agree on square maps only, and this reproduces the reference on the others too.
+// Built with device ops only (no host data), so it may run inside a CUDA graph capture.
+// Throws std::invalid_argument unless dim is a positive multiple of 4 and w, h are positive.
+torch::Tensor sincos_position_embedding_2d(int64_t w, int64_t h, int64_t dim, double temperature,
+                                           const torch::Device& device);
+
+// Batch-first self-attention with torch.nn.MultiheadAttention's parameters and keys:
+// in_proj_weight [3E, E], in_proj_bias [3E], out_proj.{weight, bias}; and its init (xavier
+// uniform in_proj_weight, zero biases, out_proj.weight as any Linear).
+class MultiheadAttention : public torch::nn::Module {
+ public:
+  // Throws std::invalid_argument unless embed_dim is a positive multiple of num_heads.
+  MultiheadAttention(int64_t embed_dim, int64_t num_heads, double dropout);
+  // query, key, value [N, L, E] -> [N, L, E]. Dropout on the attention weights in training.
+  torch::Tensor forward(const torch::Tensor& query, const torch::Tensor& key, const torch::Tensor& value);
+
+  torch::Tensor in_proj_weight, in_proj_bias;
+  torch::nn::Linear out_proj{nullptr};
+
+ private:
+  int64_t num_heads_;
+  double dropout_;
+};
+
+struct TransformerEncoderLayerOptions {
+  int64_t d_model = 256;
+  int64_t nhead = 8;
+  int64_t dim_feedforward = 1024;
+  double dropout = 0.0;
+};
+
+// src = norm1(src + attn(src + pos, src + pos, src)); src = norm2(src + linear2(gelu(linear1(src)))).
+// Keys self_attn.*, linear1.*, linear2.*, norm1.*, norm2.* (LibreYOLO's order).
+class TransformerEncoderLayer : public torch::nn::Module {
+ public:
+  explicit TransformerEncoderLayer(const TransformerEncoderLayerOptions& options);
+  // src [N, L, E]; pos_embed [1 or N, L, E] of src's dtype and device.
+  torch::Tensor forward(const torch::Tensor& src, const torch::Tensor& pos_embed);
+
+ private:
+  double dropout_;
+  std::shared_ptr<MultiheadAttention> self_attn_;
+  torch::nn::Linear linear1_{nullptr}, linear2_{nullptr};
+  torch::nn::LayerNorm norm1_{nullptr}, norm2_{nullptr};
+};
+
+// Copies every parameter of `from` into the same-named one of `to` (same architecture).
+void copy_parameters(const torch::nn::Module& from, torch::nn::Module& to);
+
+// num_layers layers under "layers", each fed the previous one's output and the same embedding.
+class TransformerEncoder : public torch::nn::Module {
+ public:
+  TransformerEncoder(const TransformerEncoderLayerOptions& options, int64_t num_layers);
+  torch::Tensor forward(const torch::Tensor& src, const torch::Tensor& pos_embed);
+
+ private:
+  std::vector<std::shared_ptr<TransformerEncoderLayer>> layers_;
+};
+
+}  // namespace libreyolo::rtdetr

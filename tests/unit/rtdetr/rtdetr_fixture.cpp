@@ -1,0 +1,115 @@
+#include "rtdetr_fixture.hpp"
+
+#include <libreyolo/sdk/backbones/hgnetv2.hpp>
+#include <torch/torch.h>
+
+#include <algorithm>
+#include <cmath>
+#include <fstream>
+#include <sstream>
+#include <stdexcept>
+#include <unordered_set>
+
+#include "../deterministic_weights.hpp"
+#include "presnet.hpp"
+
+namespace libreyolo::test::rtdetr {
+
+Json read_fixture(const std::string& name) {
+#ifdef LIBREYOLO_TEST_SOURCE_DIR
+  const auto path = std::string(LIBREYOLO_TEST_SOURCE_DIR) + "/tests/fixtures/rtdetr/" + name;
+#else
+  const auto path = "tests/fixtures/rtdetr/" + name;
+#endif
+  std::ifstream in(path);
+  if (!in)
+    throw std::runtime_error("cannot read " + path + " (committed; tests/python/rtdetr_reference_keys.py writes it)");
+  std::stringstream buffer;
+  buffer << in.rdbuf();
+  return parse_json(buffer.str());
+}
+
+std::vector<int64_t> to_shape(const Json& array) {
+  std::vector<int64_t> shape;
+  for (const auto& item : array.items) shape.push_back(static_cast<int64_t>(item.number));
+  return shape;
+}
+
+const std::vector<SizeSpec>& sizes() {
+  static const std::vector<SizeSpec> table = {
+      {"r18", 18, "", false, 256, 1024, 0.5}, {"r34", 34, "", false, 256, 1024, 0.5},
+      {"r50", 50, "", true, 256, 1024, 1.0},  {"r50m", 50, "", true, 256, 1024, 0.5},
+      {"r101", 101, "", true, 384, 2048, 1.0}, {"l", 0, "L", true, 256, 1024, 1.0},
+      {"x", 0, "X", true, 384, 2048, 1.0},
+  };
+  return table;
+}
+
+const SizeSpec& size_spec(const std::string& size) {
+  for (const auto& spec : sizes())
+    if (spec.size == size) return spec;
+  throw std::invalid_argument("no RT-DETR size " + size);
+}
+
+BackboneEncoder::BackboneEncoder(const SizeSpec& spec) {
+  // RT-DETR freezes the stem (freeze_at = 0) at every size.
+  if (spec.depth > 0) {
+    backbone = register_module("backbone", libreyolo::rtdetr::make_presnet(spec.depth, spec.freeze_norm, 0));
+  } else {
+    backbone = register_module("backbone", sdk::backbones::make_hgnetv2(spec.arch, spec.freeze_norm, 0));
+  }
+  libreyolo::rtdetr::HybridEncoderOptions options;
+  options.in_channels = backbone->out_channels();
+  options.hidden_dim = spec.hidden_dim;
+  options.dim_feedforward = spec.dim_feedforward;
+  options.expansion = spec.expansion;
+  encoder = register_module("encoder", libreyolo::rtdetr::HybridEncoder(options));
+}
+
+namespace {
+
+void collect(const torch::nn::Module& module, const std::string& prefix,
+             std::vector<std::pair<std::string, std::vector<int64_t>>>& rows) {
+  for (const auto& item : module.named_parameters(/*recurse=*/false))
+    rows.emplace_back(prefix + item.key(), item.value().sizes().vec());
+  for (const auto& item : module.named_buffers(/*recurse=*/false))
+    rows.emplace_back(prefix + item.key(), item.value().sizes().vec());
+  for (const auto& child : module.named_children()) collect(*child.value(), prefix + child.key() + ".", rows);
+}
+
+}  // namespace
+
+std::vector<std::pair<std::string, std::vector<int64_t>>> ordered_state(const torch::nn::Module& module) {
+  std::vector<std::pair<std::string, std::vector<int64_t>>> rows;
+  collect(module, "", rows);
+  return rows;
+}
+
+int64_t parameter_count(const torch::nn::Module& module) {
+  std::unordered_set<const void*> seen;
+  int64_t count = 0;
+  for (const auto& p : module.parameters())
+    if (seen.insert(p.unsafeGetTensorImpl()).second) count += p.numel();
+  return count;
+}
+
+void fill_deterministic_with_linear(torch::nn::Module& module) {
+  libreyolo::test::fill_deterministic(module);
+  std::vector<std::pair<std::string, torch::Tensor>> tensors;
+  for (const auto& item : module.named_parameters(true)) tensors.emplace_back(item.key(), item.value());
+  for (const auto& item : module.named_buffers(true)) tensors.emplace_back(item.key(), item.value());
+  std::sort(tensors.begin(), tensors.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
+  torch::NoGradGuard no_grad;
+  for (size_t index = 0; index < tensors.size(); ++index) {
+    auto& tensor = tensors[index].second;
+    if (tensor.dim() != 2) continue;
+    const auto values = libreyolo::test::pattern(tensor.numel(), static_cast<int64_t>(index)).view(tensor.sizes());
+    tensor.copy_(values / std::sqrt(static_cast<double>(tensor.size(1))));
+  }
+}
+
+torch::Tensor fixture_images(int64_t batch, int64_t height, int64_t width) {
+  return (0.5 + 0.5 * libreyolo::test::pattern(batch * 3 * height * width, 1000)).view({batch, 3, height, width});
+}
+
+}  // namespace libreyolo::test::rtdetr
