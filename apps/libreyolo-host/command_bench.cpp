@@ -97,6 +97,7 @@ void step_fields(core::util::JsonWriter& json, const core::trainer::StepBenchmar
       .member_general("median_ms", r.median_ms)
       .member_general("host_median_ms", r.host_median_ms)
       .member_general("images_per_second", r.images_per_second)
+      .member_general("host_syncs_per_step", r.host_syncs_per_step)
       .member_general("peak_memory_gb", r.peak_memory_gb)
       .member_general("kernels_per_step", r.kernels_per_step)
       .member_general("gpu_busy_ms", r.gpu_busy_ms)
@@ -205,6 +206,7 @@ std::string step_line(const core::trainer::StepBenchmark& r) {
   line << "fastest " << r.fastest_ms << " ms, median " << r.median_ms << " ms/step (host issues a step in "
        << r.host_median_ms << " ms), " << r.images_per_second
        << " images/s, peak memory " << r.peak_memory_gb << " GB";
+  if (r.host_syncs_per_step >= 0) line << ", " << r.host_syncs_per_step << " host syncs/step";
   if (r.graph_memory_gb > 0) line << " (" << r.graph_memory_gb << " GB held by the graph)";
   if (r.kernels_per_step >= 0) {
     line << ", " << r.kernels_per_step << " kernels/step, GPU busy " << r.gpu_busy_ms << " ms/step ("

@@ -6,6 +6,7 @@
 
 #include "decoder_outputs.hpp"
 #include "input_scale.hpp"
+#include "transformer_encoder.hpp"
 #include "libreyolo/sdk/batch_norm.hpp"
 #include "libreyolo/sdk/detr/box_ops.hpp"
 #include "libreyolo/sdk/losses/box_ops.hpp"
@@ -32,7 +33,10 @@ torch::Tensor gather_rows(const torch::Tensor& x, const torch::Tensor& index) {
 LayerStackImpl::LayerStackImpl(const RtdetrConfig& c) {
   layers = register_module("layers", torch::nn::ModuleList());
   for (int64_t i = 0; i < c.num_decoder_layers; ++i) {
-    layers->push_back(DecoderLayer(c.decoder_hidden_dim, c.nhead, c.decoder_dim_feedforward, c.num_levels, c.num_points));
+    DecoderLayer layer(c.decoder_hidden_dim, c.nhead, c.decoder_dim_feedforward, c.num_levels, c.num_points);
+    // LibreYOLO deep-copies one layer num_layers times: every layer starts with its weights.
+    if (i > 0) copy_parameters(*layers->ptr(0), *layer);
+    layers->push_back(layer);
   }
 }
 

@@ -28,45 +28,10 @@ torch::Tensor sincos_position_embedding_2d(int64_t w, int64_t h, int64_t dim, do
   return torch::cat({out_x.sin(), out_x.cos(), out_y.sin(), out_y.cos()}, 1).unsqueeze(0);
 }
 
-MultiheadAttention::MultiheadAttention(int64_t embed_dim, int64_t num_heads, double dropout)
-    : num_heads_(num_heads), dropout_(dropout) {
-  if (embed_dim <= 0 || num_heads <= 0 || embed_dim % num_heads != 0)
-    throw std::invalid_argument("MultiheadAttention: embed_dim (" + std::to_string(embed_dim) +
-                                ") must be a positive multiple of num_heads (" + std::to_string(num_heads) + ")");
-  in_proj_weight = register_parameter("in_proj_weight", torch::empty({3 * embed_dim, embed_dim}));
-  in_proj_bias = register_parameter("in_proj_bias", torch::zeros({3 * embed_dim}));
-  out_proj = register_module("out_proj", torch::nn::Linear(embed_dim, embed_dim));
-  // torch.nn.MultiheadAttention._reset_parameters.
-  torch::nn::init::xavier_uniform_(in_proj_weight);
-  torch::nn::init::zeros_(out_proj->bias);
-}
-
-torch::Tensor MultiheadAttention::forward(const torch::Tensor& query, const torch::Tensor& key,
-                                          const torch::Tensor& value) {
-  TORCH_CHECK(query.dim() == 3 && key.sizes() == query.sizes() && value.sizes() == query.sizes(),
-              "MultiheadAttention: expected query, key and value [N, L, E] of one shape, got ", query.sizes(), ", ",
-              key.sizes(), ", ", value.sizes());
-  const auto n = query.size(0), length = query.size(1), embed = query.size(2);
-  const auto weights = in_proj_weight.chunk(3, 0);
-  const auto biases = in_proj_bias.chunk(3, 0);
-  // [N, L, E] -> [N, heads, L, head_dim]
-  const auto heads = [&](const torch::Tensor& t) {
-    return t.view({n, length, num_heads_, embed / num_heads_}).transpose(1, 2);
-  };
-  const auto q = heads(torch::nn::functional::linear(query, weights[0], biases[0]));
-  const auto k = heads(torch::nn::functional::linear(key, weights[1], biases[1]));
-  const auto v = heads(torch::nn::functional::linear(value, weights[2], biases[2]));
-  const double scale = 1.0 / std::sqrt(static_cast<double>(embed / num_heads_));
-  auto attention = torch::softmax(torch::matmul(q * scale, k.transpose(-2, -1)), -1);
-  if (dropout_ > 0.0) attention = torch::dropout(attention, dropout_, is_training());
-  const auto merged = torch::matmul(attention, v).transpose(1, 2).reshape({n, length, embed});
-  return out_proj->forward(merged);
-}
-
 TransformerEncoderLayer::TransformerEncoderLayer(const TransformerEncoderLayerOptions& options)
     : dropout_(options.dropout) {
   self_attn_ =
-      register_module("self_attn", std::make_shared<MultiheadAttention>(options.d_model, options.nhead, options.dropout));
+      register_module("self_attn", sdk::detr::MultiheadAttention(options.d_model, options.nhead, options.dropout));
   linear1_ = register_module("linear1", torch::nn::Linear(options.d_model, options.dim_feedforward));
   linear2_ = register_module("linear2", torch::nn::Linear(options.dim_feedforward, options.d_model));
   norm1_ = register_module("norm1", torch::nn::LayerNorm(torch::nn::LayerNormOptions({options.d_model})));

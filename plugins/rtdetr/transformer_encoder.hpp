@@ -13,6 +13,8 @@
 #include <memory>
 #include <vector>
 
+#include "libreyolo/sdk/detr/multihead_attention.hpp"
+
 namespace libreyolo::rtdetr {
 
 // LibreYOLO's build_2d_sincos_position_embedding(w, h, dim, temperature): [1, w * h, dim]
@@ -24,24 +26,6 @@ namespace libreyolo::rtdetr {
 // Throws std::invalid_argument unless dim is a positive multiple of 4 and w, h are positive.
 torch::Tensor sincos_position_embedding_2d(int64_t w, int64_t h, int64_t dim, double temperature,
                                            const torch::Device& device);
-
-// Batch-first self-attention with torch.nn.MultiheadAttention's parameters and keys:
-// in_proj_weight [3E, E], in_proj_bias [3E], out_proj.{weight, bias}; and its init (xavier
-// uniform in_proj_weight, zero biases, out_proj.weight as any Linear).
-class MultiheadAttention : public torch::nn::Module {
- public:
-  // Throws std::invalid_argument unless embed_dim is a positive multiple of num_heads.
-  MultiheadAttention(int64_t embed_dim, int64_t num_heads, double dropout);
-  // query, key, value [N, L, E] -> [N, L, E]. Dropout on the attention weights in training.
-  torch::Tensor forward(const torch::Tensor& query, const torch::Tensor& key, const torch::Tensor& value);
-
-  torch::Tensor in_proj_weight, in_proj_bias;
-  torch::nn::Linear out_proj{nullptr};
-
- private:
-  int64_t num_heads_;
-  double dropout_;
-};
 
 struct TransformerEncoderLayerOptions {
   int64_t d_model = 256;
@@ -60,7 +44,7 @@ class TransformerEncoderLayer : public torch::nn::Module {
 
  private:
   double dropout_;
-  std::shared_ptr<MultiheadAttention> self_attn_;
+  sdk::detr::MultiheadAttention self_attn_{nullptr};
   torch::nn::Linear linear1_{nullptr}, linear2_{nullptr};
   torch::nn::LayerNorm norm1_{nullptr}, norm2_{nullptr};
 };

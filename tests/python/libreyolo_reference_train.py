@@ -8,7 +8,7 @@ validation is switched off; our evaluator scores predictions where needed.
 Usage:
   PYTHONPATH=.reference python3 tests/python/libreyolo_reference_train.py OUT_DIR FAMILY SIZE \
       COCO128_DIR [key=value ...]
-FAMILY is yolo9 or yolox; the train split is COCO128's 128 train images (val points at the same
+FAMILY is yolo9, yolox, rtmdet or rtdetr; the train split is COCO128's 128 train images (val points at the same
 images); key=value pairs go to LibreYOLO's model.train() (e.g. epochs=100 seed=0 batch=16).
 Writes OUT_DIR/reference_train.json: the per-epoch loss, its components and epoch seconds.
 """
@@ -64,7 +64,8 @@ def main():
     overrides = dict(arg.split("=", 1) for arg in sys.argv[5:])
     overrides = {key: typed(value) for key, value in overrides.items()}
     import libreyolo
-    model_class = {"yolo9": libreyolo.LibreYOLO9, "yolox": libreyolo.LibreYOLOX}[family]
+    model_class = {"yolo9": libreyolo.LibreYOLO9, "yolox": libreyolo.LibreYOLOX, "rtmdet": libreyolo.LibreRTMDet,
+                   "rtdetr": libreyolo.LibreRTDETR}[family]
     on_cpu = str(overrides.get("device", "0")) == "cpu"  # a smoke test without a GPU
     model = model_class(None, size=size, nb_classes=80, device="cpu" if on_cpu else "cuda")
     recorder = EpochRecorder()

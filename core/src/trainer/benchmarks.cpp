@@ -8,6 +8,7 @@
 #include <cmath>
 
 #include "libreyolo/core/device/cuda_info.hpp"
+#include "libreyolo/core/profiler/host_sync_counter.hpp"
 #include "libreyolo/core/error.hpp"
 #include "libreyolo/core/optim/unique_parameters.hpp"
 #include "libreyolo/core/profiler/kernel_recorder.hpp"
@@ -90,11 +91,14 @@ StepBenchmark run_steps(Session& s, const data::Batch& batch, int warmup, int st
   device::reset_peak_memory(s.device);
   std::vector<double> ms, host_ms;
   HostPhaseClock clock;  // a few clock reads per step: the host's own phase times, unprofiled
+  profiler::HostSyncCounter syncs(s.device.is_cuda() ? s.device.index() : -1);
   s.observer = &clock;
   for (int i = 0; i < steps; ++i) {
     const auto start = Clock::now();
     clock.step_begins();
+    syncs.resume();
     const auto losses = train_step(s, batch, window, rng);
+    syncs.pause();
     clock.train_step_returned();
     host_ms.push_back(std::chrono::duration<double, std::milli>(Clock::now() - start).count());
     synchronize(s.device);
@@ -103,6 +107,7 @@ StepBenchmark run_steps(Session& s, const data::Batch& batch, int warmup, int st
     result.losses.push_back(losses.sum().item<double>());
   }
   s.observer = nullptr;
+  if (syncs.available()) result.host_syncs_per_step = static_cast<double>(syncs.count()) / steps;
   result.host_phases = clock.attribute({});
   result.graph_memory_gb = s.capture->graph_memory_gb();
   result.peak_memory_gb = device::peak_memory_gb(s.device);

@@ -1,7 +1,10 @@
 #include "libreyolo/sdk/detr/multihead_attention.hpp"
 
 #include <torch/torch.h>
+#include <torch/version.h>
 
+#include <cmath>
+#include <limits>
 #include <stdexcept>
 #include <string>
 
@@ -13,11 +16,28 @@ torch::Tensor split_heads(const torch::Tensor& x, int64_t heads) {
   return x.view({x.size(0), x.size(1), heads, x.size(2) / heads}).transpose(1, 2);
 }
 
+// softmax(q k^T / sqrt(d)) v per head: LibTorch's fused kernels where it has them (2.0 and
+// later), the same arithmetic written out otherwise (Debian's LibTorch 1.13, the CPU build).
+torch::Tensor attend(const torch::Tensor& q, const torch::Tensor& k, const torch::Tensor& v, const torch::Tensor& blocked,
+                     double dropout) {
+#if TORCH_VERSION_MAJOR >= 2
+  std::optional<torch::Tensor> allowed;
+  if (blocked.defined()) allowed = blocked.logical_not();  // SDPA's boolean masks mark what MAY attend
+  return at::scaled_dot_product_attention(q, k, v, allowed, dropout);
+#else
+  auto scores = torch::matmul(q, k.transpose(-2, -1)) / std::sqrt(static_cast<double>(q.size(-1)));
+  if (blocked.defined()) scores = scores.masked_fill(blocked, -std::numeric_limits<double>::infinity());
+  auto weights = torch::softmax(scores, -1);
+  if (dropout > 0.0) weights = torch::dropout(weights, dropout, /*train=*/true);
+  return torch::matmul(weights, v);
+#endif
+}
+
 }  // namespace
 
-MultiheadAttentionImpl::MultiheadAttentionImpl(int64_t embed_dim, int64_t num_heads)
-    : embed_dim_(embed_dim), num_heads_(num_heads) {
-  if (num_heads <= 0 || embed_dim % num_heads != 0) {
+MultiheadAttentionImpl::MultiheadAttentionImpl(int64_t embed_dim, int64_t num_heads, double dropout)
+    : embed_dim_(embed_dim), num_heads_(num_heads), dropout_(dropout) {
+  if (embed_dim <= 0 || num_heads <= 0 || embed_dim % num_heads != 0) {
     throw std::invalid_argument("multi-head attention: embed_dim " + std::to_string(embed_dim) +
                                 " must be a positive multiple of num_heads " + std::to_string(num_heads));
   }
@@ -37,10 +57,8 @@ torch::Tensor MultiheadAttentionImpl::forward(const torch::Tensor& query, const 
   const auto q = torch::nn::functional::linear(query, in_proj_weight.narrow(0, 0, d), in_proj_bias.narrow(0, 0, d));
   const auto k = torch::nn::functional::linear(key, in_proj_weight.narrow(0, d, d), in_proj_bias.narrow(0, d, d));
   const auto v = torch::nn::functional::linear(value, in_proj_weight.narrow(0, 2 * d, d), in_proj_bias.narrow(0, 2 * d, d));
-  std::optional<torch::Tensor> allowed;
-  if (blocked.defined()) allowed = blocked.logical_not();  // SDPA's boolean masks mark what MAY attend
-  auto out = at::scaled_dot_product_attention(split_heads(q, num_heads_), split_heads(k, num_heads_),
-                                              split_heads(v, num_heads_), allowed);
+  auto out = attend(split_heads(q, num_heads_), split_heads(k, num_heads_), split_heads(v, num_heads_), blocked,
+                    is_training() ? dropout_ : 0.0);
   out = out.transpose(1, 2).reshape({query.size(0), query.size(1), d});
   return out_proj(out);
 }

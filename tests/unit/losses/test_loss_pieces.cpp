@@ -233,7 +233,7 @@ TEST_CASE("task-aligned assigner: crafted boxes on a padded batch of 2 (counts 2
   gt[0][0] = torch::tensor({0.f, 8.f, 8.f, 16.f, 16.f});
   gt[0][1] = torch::tensor({1.f, 13.5f, 13.5f, 11.f, 11.f});
   gt[1][0] = torch::tensor({0.f, 16.f, 16.f, 32.f, 32.f});  // padding (count 0), deliberately not zero
-  const libreyolo::sdk::Targets targets{gt, torch::tensor({2, 0}, torch::kLong)};
+  const libreyolo::sdk::Targets targets{gt, torch::tensor({2, 0}, torch::kLong), {2, 0}};
 
   const auto scene = grid_scene(2);
   auto scores = torch::full({2, 16, classes}, 0.5f);
@@ -345,7 +345,7 @@ TEST_CASE("task-aligned assigner: the batched result equals assigning each image
   const auto gt_boxes = losses::xywh_to_xyxy(gt_xywh);
   const auto gt_labels = torch::randint(0, classes, {batch, rows});
   const libreyolo::sdk::Targets targets{torch::cat({gt_labels.unsqueeze(2), gt_xywh}, 2),
-                                        torch::tensor(counts, torch::kLong)};
+                                        torch::tensor(counts, torch::kLong), counts};
 
   losses::TaskAlignedAssignerOptions options;
   options.max_distance = 16 - 1.01;

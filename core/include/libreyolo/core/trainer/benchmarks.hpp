@@ -29,6 +29,9 @@ struct StepBenchmark {
   // synchronisation): close to median_ms means the GPU waited for the host.
   double host_median_ms = 0;
   double images_per_second = 0;  // batch / median step time
+  // Operations in train_step that made the host wait for the device (HostSyncCounter), per
+  // timed step; -1 where not counted (CPU).
+  double host_syncs_per_step = -1;
   // Allocator peak during the timed steps plus the memory held by CUDA graphs (whose private
   // pools were filled before the timed steps began); -1 on CPU.
   double peak_memory_gb = -1;

@@ -3,7 +3,7 @@
 // keys (in_proj_weight [3D, D], in_proj_bias [3D], out_proj.{weight,bias}) and init, computed
 // with at::scaled_dot_product_attention (flash / memory-efficient kernels on CUDA, where
 // LibTorch's own nn::MultiheadAttention runs the unfused bmm + softmax path and is not
-// batch-first). No dropout: LibreYOLO's DETRs train with attention dropout 0.
+// batch-first). Dropout on the attention weights in training only (LibreYOLO's DETRs use 0).
 
 #include <torch/nn/module.h>
 #include <torch/nn/modules/container/any.h>
@@ -17,7 +17,8 @@ namespace libreyolo::sdk::detr {
 
 class LIBREYOLO_SDK_API MultiheadAttentionImpl : public torch::nn::Module {
  public:
-  MultiheadAttentionImpl(int64_t embed_dim, int64_t num_heads);
+  // Throws std::invalid_argument unless embed_dim is a positive multiple of num_heads.
+  MultiheadAttentionImpl(int64_t embed_dim, int64_t num_heads, double dropout = 0.0);
 
   // query [B, L, D], key and value [B, S, D]. blocked: optional [L, S] bool, true where a query
   // may NOT attend to a key (PyTorch's nn.MultiheadAttention convention). Returns [B, L, D].
@@ -30,6 +31,7 @@ class LIBREYOLO_SDK_API MultiheadAttentionImpl : public torch::nn::Module {
  private:
   int64_t embed_dim_;
   int64_t num_heads_;
+  double dropout_;
 };
 TORCH_MODULE(MultiheadAttention);
 
