@@ -35,7 +35,10 @@ void print_family_details(const core::plugins::LoadedFamily& f) {
             << "  amp             " << (f.policy.amp ? "on" : "off") << " by default\n"
             << "  sync_bn         " << (f.policy.sync_bn ? "on" : "off") << " by default\n"
             << "  capture region  " << sdk::to_string(f.policy.capture) << "\n"
-            << "  multi-GPU spawn " << yes_no(f.policy.supports_spawn) << "\n";
+            << "  multi-GPU spawn " << yes_no(f.policy.supports_spawn) << "\n"
+            << "  validation      " << sdk::to_string(f.info.eval_resize) << " resize, "
+            << (f.info.suppression == sdk::Suppression::none ? "no NMS (the max_det best scores)" : "per-class NMS")
+            << "\n";
   const auto table = core::config::train_options();
   for (const auto& size : f.info.sizes) {
     std::cout << "\n  training defaults for " << f.info.name << size << ":\n";
