@@ -46,14 +46,22 @@ torch::Tensor gather_gt(const torch::Tensor& x, const torch::Tensor& index) {
 
 namespace {
 
-// VFL, L1 and GIoU of one prediction set against its matches, LibreYOLO's loss_labels_vfl and
-// loss_boxes vectorised: a query with matched[b, q] = g >= 0 is paired with GT g of image b.
-Named set_losses(const torch::Tensor& logits, const torch::Tensor& boxes, const torch::Tensor& matched,
-                 const GroundTruth& gt, double normaliser, const RtdetrLossSettings& s, const std::string& suffix) {
+// The three weighted terms of every set, [S] each.
+struct SetTerms {
+  torch::Tensor vfl, bbox, giou;
+};
+
+// VFL, L1 and GIoU of S prediction sets against their matches at once (LibreYOLO's
+// loss_labels_vfl and loss_boxes, vectorised over sets and images: one pass of kernels for all
+// of them instead of one per set): a query with matched[s, b, q] = g >= 0 is paired with GT g
+// of image b. logits [S, B, Q, C], boxes [S, B, Q, 4], matched [S, B, Q].
+SetTerms set_losses(const torch::Tensor& logits, const torch::Tensor& boxes, const torch::Tensor& matched,
+                    const GroundTruth& gt, double normaliser, const RtdetrLossSettings& s) {
+  const int64_t sets = matched.size(0);
   const auto matched_mask = matched >= 0;
-  const auto index = matched.clamp_min(0);
-  const auto target_boxes = gather_gt(gt.boxes, index);
-  const auto target_labels = gather_gt(gt.labels, index);
+  const auto index = matched.clamp_min(0).flatten(0, 1);  // [S * B, Q]
+  const auto target_boxes = gather_gt(gt.boxes.repeat({sets, 1, 1}), index).view(boxes.sizes());
+  const auto target_labels = gather_gt(gt.labels.repeat({sets, 1}), index).view(matched.sizes());
   const auto pred_xyxy = sdk::losses::xywh_to_xyxy(boxes);
   const auto target_xyxy = sdk::losses::xywh_to_xyxy(target_boxes);
   // LibreYOLO's box_iou (eps 1e-6 on the union) for the VFL target, its GIoU for the loss.
@@ -61,15 +69,19 @@ Named set_losses(const torch::Tensor& logits, const torch::Tensor& boxes, const 
   const auto giou = sdk::detr::generalized_box_iou(pred_xyxy, target_xyxy);
   const auto zero = torch::zeros({}, boxes.options());
   // where(), not a product: an unmatched row may hold a NaN (a padding GT of zero size).
-  const auto l1 = torch::where(matched_mask, (boxes - target_boxes).abs().sum(-1), zero).sum() / normaliser;
-  const auto giou_loss = torch::where(matched_mask, 1.0 - giou, zero).sum() / normaliser;
+  const auto l1 = torch::where(matched_mask, (boxes - target_boxes).abs().sum(-1), zero).sum({1, 2});
+  const auto giou_loss = torch::where(matched_mask, 1.0 - giou, zero).sum({1, 2});
   const auto one_hot = torch::one_hot(target_labels, s.num_classes).to(logits.scalar_type()) *
                        matched_mask.unsqueeze(-1).to(logits.scalar_type());
   const auto target_score = one_hot * torch::where(matched_mask, iou, zero).detach().unsqueeze(-1);
-  const auto vfl = sdk::detr::varifocal_loss(logits, target_score, one_hot, s.vfl_alpha, s.vfl_gamma).sum() / normaliser;
-  return {{"loss_vfl" + suffix, vfl * s.weight_vfl},
-          {"loss_bbox" + suffix, l1 * s.weight_bbox},
-          {"loss_giou" + suffix, giou_loss * s.weight_giou}};
+  const auto vfl = sdk::detr::varifocal_loss(logits, target_score, one_hot, s.vfl_alpha, s.vfl_gamma).sum({1, 2, 3});
+  return {vfl * (s.weight_vfl / normaliser), l1 * (s.weight_bbox / normaliser), giou_loss * (s.weight_giou / normaliser)};
+}
+
+void add_terms(Named& out, const SetTerms& terms, int64_t set, const std::string& suffix) {
+  out.emplace_back("loss_vfl" + suffix, terms.vfl[set]);
+  out.emplace_back("loss_bbox" + suffix, terms.bbox[set]);
+  out.emplace_back("loss_giou" + suffix, terms.giou[set]);
 }
 
 // Matches every set ([S, B, Q, C] logits, [S, B, Q, 4] boxes) at once: one device-to-host copy.
@@ -120,52 +132,51 @@ torch::Tensor RtdetrCriterion::match(const std::vector<torch::Tensor>& outputs, 
   return torch::stack(order);
 }
 
-Named RtdetrCriterion::named_losses(const std::vector<torch::Tensor>& outputs, const sdk::Targets& targets) {
+RtdetrCriterion::Terms RtdetrCriterion::terms(const std::vector<torch::Tensor>& outputs, const sdk::Targets& targets) {
   const auto m = matched_sets(outputs, targets, settings_);
-  const auto& gt = m.gt;
-  const auto& logits = m.logits;
-  const auto& boxes = m.boxes;
-  const auto& matched = m.matched;
-  const int64_t layers = logits.size(0) - 1;
-
-  Named losses;
-  auto add = [&](Named terms) { losses.insert(losses.end(), terms.begin(), terms.end()); };
-  add(set_losses(logits[layers - 1], boxes[layers - 1], matched[layers - 1], gt, gt.num_boxes, settings_, ""));
-  for (int64_t i = 0; i < layers - 1; ++i) {
-    add(set_losses(logits[i], boxes[i], matched[i], gt, gt.num_boxes, settings_, "_aux_" + std::to_string(i)));
-  }
-  add(set_losses(logits[layers], boxes[layers], matched[layers], gt, gt.num_boxes, settings_,
-                 "_aux_" + std::to_string(layers - 1)));
-
+  Terms t;
+  t.layers = m.logits.size(0) - 1;
+  auto matched = set_losses(m.logits, m.boxes, m.matched, m.gt, m.gt.num_boxes, settings_);
+  t.matched = {matched.vfl, matched.bbox, matched.giou};
   const auto& dn_logits = outputs.at(outputs::dn_logits);
   if (dn_logits.defined()) {
     sdk::detr::DenoisingConfig dn;
     dn.num_denoising = settings_.num_denoising;
-    const auto groups = sdk::detr::denoising_layout(gt.counts, dn).num_group;
+    const auto groups = sdk::detr::denoising_layout(m.gt.counts, dn).num_group;
     const auto dn_boxes = outputs.at(outputs::dn_boxes).to(torch::kFloat32);
-    const auto dn_logits32 = dn_logits.to(torch::kFloat32);
-    const auto& dn_matched = outputs.at(outputs::dn_matched_gt);
-    for (int64_t i = 0; i < dn_logits32.size(0); ++i) {
-      add(set_losses(dn_logits32[i], dn_boxes[i], dn_matched, gt, gt.num_boxes * static_cast<double>(groups), settings_,
-                     "_dn_" + std::to_string(i)));
-    }
+    const auto dn_matched = outputs.at(outputs::dn_matched_gt).unsqueeze(0).expand({dn_boxes.size(0), -1, -1});
+    auto denoising = set_losses(dn_logits.to(torch::kFloat32), dn_boxes, dn_matched, m.gt,
+                                m.gt.num_boxes * static_cast<double>(groups), settings_);
+    t.denoising = {denoising.vfl, denoising.bbox, denoising.giou};
+  }
+  return t;
+}
+
+Named RtdetrCriterion::named_losses(const std::vector<torch::Tensor>& outputs, const sdk::Targets& targets) {
+  const auto t = terms(outputs, targets);
+  const SetTerms matched{t.matched[0], t.matched[1], t.matched[2]};
+  Named losses;
+  // LibreYOLO's order: the last layer, the earlier layers (_aux_i), the encoder selection.
+  add_terms(losses, matched, t.layers - 1, "");
+  for (int64_t i = 0; i < t.layers - 1; ++i) add_terms(losses, matched, i, "_aux_" + std::to_string(i));
+  add_terms(losses, matched, t.layers, "_aux_" + std::to_string(t.layers - 1));
+  if (!t.denoising.empty()) {
+    const SetTerms denoising{t.denoising[0], t.denoising[1], t.denoising[2]};
+    for (int64_t i = 0; i < t.denoising[0].size(0); ++i) add_terms(losses, denoising, i, "_dn_" + std::to_string(i));
   }
   return losses;
 }
 
 sdk::LossOutput RtdetrCriterion::operator()(const std::vector<torch::Tensor>& outputs, const sdk::Targets& targets,
                                             const torch::Tensor&) {
-  const auto losses = named_losses(outputs, targets);
+  const auto t = terms(outputs, targets);
   // LibreYOLO's trainer logs each kind summed over all its suffixes.
   sdk::LossOutput out;
-  for (const auto& kind : component_names()) {
-    const std::string prefix = "loss_" + kind;
-    torch::Tensor sum;
-    for (const auto& [name, value] : losses) {
-      if (name.rfind(prefix, 0) != 0) continue;
-      sum = sum.defined() ? sum + value : value;
-    }
-    out.components.emplace_back(kind, sum);
+  const auto names = component_names();
+  for (size_t k = 0; k < names.size(); ++k) {
+    auto sum = t.matched[k].sum();
+    if (!t.denoising.empty()) sum = sum + t.denoising[k].sum();
+    out.components.emplace_back(names[k], sum);
     out.total = out.total.defined() ? out.total + sum : sum;
   }
   return out;

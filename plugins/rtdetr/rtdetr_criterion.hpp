@@ -45,6 +45,14 @@ class RtdetrCriterion : public sdk::Criterion {
   torch::Tensor match(const std::vector<torch::Tensor>& outputs, const sdk::Targets& targets);
 
  private:
+  // vfl, bbox, giou ([S] each) of the matched sets (decoder layers in order, then the encoder
+  // selection) and of the denoising layers (empty without denoising).
+  struct Terms {
+    int64_t layers = 0;
+    std::vector<torch::Tensor> matched, denoising;
+  };
+  Terms terms(const std::vector<torch::Tensor>& outputs, const sdk::Targets& targets);
+
   RtdetrLossSettings settings_;
 };
 

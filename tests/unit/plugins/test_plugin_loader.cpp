@@ -100,7 +100,7 @@ TEST_CASE("model names resolve to family + size") {
   CHECK(registry.resolve_model_name("examplen").family->info.name == "example");
   CHECK_THROWS_WITH_AS(registry.resolve_model_name("fixture_goodx"),
                        doctest::Contains("its sizes are: fixture_goodn, fixture_goods"), Error);
-  CHECK_THROWS_WITH_AS(registry.resolve_model_name("rtdetr-l"), doctest::Contains("names no loaded family"),
+  CHECK_THROWS_WITH_AS(registry.resolve_model_name("nanodet-m"), doctest::Contains("names no loaded family"),
                        Error);
 }
 
