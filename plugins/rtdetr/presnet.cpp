@@ -26,30 +26,11 @@ std::array<int64_t, 4> blocks_per_stage(int depth) {
   return found->second;
 }
 
-void check_options(const PResNetOptions& options) {
-  const auto& idx = options.return_idx;
-  if (idx.empty()) throw std::invalid_argument("PResNet: return_idx is empty; pass the stages to return, e.g. {1, 2, 3}");
-  for (size_t i = 0; i < idx.size(); ++i) {
-    if (idx[i] < 0 || idx[i] > 3 || (i > 0 && idx[i] <= idx[i - 1]))
-      throw std::invalid_argument("PResNet: return_idx must be strictly increasing stage indices in [0, 3] (the "
-                                  "outputs come in stage order), got entry " +
-                                  std::to_string(idx[i]) + " at position " + std::to_string(i));
-  }
-  if (options.freeze_at < -1)
-    throw std::invalid_argument("PResNet: freeze_at must be -1 (nothing), 0 (the stem) or k > 0 (the stem and k "
-                                "stages), got " +
-                                std::to_string(options.freeze_at));
-}
-
-void freeze(torch::nn::Module& module) {
-  for (auto& parameter : module.parameters()) parameter.set_requires_grad(false);
-}
-
 }  // namespace
 
 PResNetImpl::PResNetImpl(const PResNetOptions& options) : options_(options) {
   const auto counts = blocks_per_stage(options.depth);
-  check_options(options);
+  sdk::backbones::check_stage_options("PResNet", options.return_idx, options.freeze_at);
   const bool bottleneck = options.depth >= 50;
   const bool frozen = options.freeze_norm;
 
@@ -76,9 +57,9 @@ PResNetImpl::PResNetImpl(const PResNetOptions& options) : options_(options) {
   }
 
   if (options.freeze_at >= 0) {
-    freeze(*conv1);
+    sdk::backbones::freeze_parameters(*conv1);
     const auto frozen_stages = std::min<size_t>(static_cast<size_t>(options.freeze_at), stages_.size());
-    for (size_t i = 0; i < frozen_stages; ++i) freeze(*stages_[i]);
+    for (size_t i = 0; i < frozen_stages; ++i) sdk::backbones::freeze_parameters(*stages_[i]);
   }
 }
 

@@ -9,8 +9,8 @@ n/s, m, l, x sizes configure it):
 
   every state_dict key and shape in PyTorch's order; parameter counts (backbone and encoder
   apart); the names of the parameters with requires_grad=False (freeze_at);
-  for a few sizes a deterministic forward in eval mode (fill_deterministic, plus
-  fill_linear_weights for the encoder's 2-D weights) on a small non-square batch: per output its
+  for a few sizes a deterministic forward in eval mode (fill_deterministic with
+  scale_matrices=True: 2-D weights pattern / sqrt(fan_in)) on a small non-square batch: per output its
   shape, sum, mean |x| and every stride-th value, up to MAX_SAMPLES of them (files stay small;
   a wiring error changes all of them).
 
@@ -23,7 +23,6 @@ package modules. With LibreYOLO's source at <dir> (default: .reference/libreyolo
 import argparse
 import importlib
 import json
-import math
 import sys
 import types
 from pathlib import Path
@@ -101,18 +100,6 @@ def build_dfine(dfine, arch):
                          freeze_at=0, freeze_norm=freeze_norm)
 
 
-def fill_linear_weights(model):
-    """fill_deterministic gives 2-D weights 1 + 0.1 * pattern (its BatchNorm-weight rule), which
-    saturates attention; refill them as pattern / sqrt(fan_in), seeded by the same sorted-key
-    position. The C++ test does the same."""
-    state = model.state_dict()
-    with torch.no_grad():
-        for index, key in enumerate(sorted(state)):
-            tensor = state[key]
-            if tensor.dim() == 2:
-                tensor.copy_(pattern(tensor.numel(), index).view(tensor.shape) / math.sqrt(tensor.shape[1]))
-
-
 def input_images():
     count = FORWARD_BATCH * 3 * FORWARD_H * FORWARD_W
     return (0.5 + 0.5 * pattern(count, 1000)).view(FORWARD_BATCH, 3, FORWARD_H, FORWARD_W)
@@ -126,8 +113,7 @@ def summarize(name, tensor):
 
 
 def deterministic_forward(model, with_encoder):
-    fill_deterministic(model)
-    fill_linear_weights(model)
+    fill_deterministic(model, scale_matrices=True)
     model.eval()
     with torch.no_grad():
         result = model(input_images())

@@ -53,25 +53,6 @@ const std::map<std::string, HGNetv2Arch>& arch_table() {
 
 constexpr std::array<int64_t, 4> kStageStrides{4, 8, 16, 32};
 
-void check_options(const HGNetv2Options& options) {
-  const auto& idx = options.return_idx;
-  if (idx.empty()) throw std::invalid_argument("HGNetv2: return_idx is empty; pass the stages to return, e.g. {1, 2, 3}");
-  for (size_t i = 0; i < idx.size(); ++i) {
-    if (idx[i] < 0 || idx[i] > 3 || (i > 0 && idx[i] <= idx[i - 1]))
-      throw std::invalid_argument("HGNetv2: return_idx must be strictly increasing stage indices in [0, 3] (the "
-                                  "outputs come in stage order), got entry " +
-                                  std::to_string(idx[i]) + " at position " + std::to_string(i));
-  }
-  if (options.freeze_at < -1)
-    throw std::invalid_argument("HGNetv2: freeze_at must be -1 (nothing), 0 (the stem) or k > 0 (the stem and k "
-                                "stages), got " +
-                                std::to_string(options.freeze_at));
-}
-
-void freeze(torch::nn::Module& module) {
-  for (auto& parameter : module.parameters()) parameter.set_requires_grad(false);
-}
-
 }  // namespace
 
 const HGNetv2Arch& hgnetv2_arch(const std::string& arch) {
@@ -85,7 +66,7 @@ const HGNetv2Arch& hgnetv2_arch(const std::string& arch) {
 
 HGNetv2Impl::HGNetv2Impl(const HGNetv2Options& options) : options_(options) {
   const auto& arch = hgnetv2_arch(options.arch);
-  check_options(options);
+  check_stage_options("HGNetv2", options.return_idx, options.freeze_at);
   const detail::BlockStyle style{arch.layout, options.use_lab, options.freeze_norm};
   stem_ = register_module("stem", std::make_shared<detail::HGNetv2Stem>(arch.stem_channels, style));
   auto stages = register_module("stages", torch::nn::ModuleList());
@@ -94,9 +75,9 @@ HGNetv2Impl::HGNetv2Impl(const HGNetv2Options& options) : options_(options) {
     stages->push_back(stages_.back());
   }
   if (options.freeze_at >= 0) {
-    freeze(*stem_);
+    freeze_parameters(*stem_);
     const auto frozen_stages = std::min<size_t>(static_cast<size_t>(options.freeze_at), stages_.size());
-    for (size_t i = 0; i < frozen_stages; ++i) freeze(*stages_[i]);
+    for (size_t i = 0; i < frozen_stages; ++i) freeze_parameters(*stages_[i]);
   }
 }
 

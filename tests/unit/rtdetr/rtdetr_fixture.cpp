@@ -93,21 +93,6 @@ int64_t parameter_count(const torch::nn::Module& module) {
   return count;
 }
 
-void fill_deterministic_with_linear(torch::nn::Module& module) {
-  libreyolo::test::fill_deterministic(module);
-  std::vector<std::pair<std::string, torch::Tensor>> tensors;
-  for (const auto& item : module.named_parameters(true)) tensors.emplace_back(item.key(), item.value());
-  for (const auto& item : module.named_buffers(true)) tensors.emplace_back(item.key(), item.value());
-  std::sort(tensors.begin(), tensors.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
-  torch::NoGradGuard no_grad;
-  for (size_t index = 0; index < tensors.size(); ++index) {
-    auto& tensor = tensors[index].second;
-    if (tensor.dim() != 2) continue;
-    const auto values = libreyolo::test::pattern(tensor.numel(), static_cast<int64_t>(index)).view(tensor.sizes());
-    tensor.copy_(values / std::sqrt(static_cast<double>(tensor.size(1))));
-  }
-}
-
 torch::Tensor fixture_images(int64_t batch, int64_t height, int64_t width) {
   return (0.5 + 0.5 * libreyolo::test::pattern(batch * 3 * height * width, 1000)).view({batch, 3, height, width});
 }

@@ -53,9 +53,6 @@ std::vector<std::pair<std::string, std::vector<int64_t>>> ordered_state(const to
 // sum(p.numel() for p in module.parameters()): each tensor once.
 int64_t parameter_count(const torch::nn::Module& module);
 
-// fill_deterministic, then the script's fill_linear_weights: 2-D tensors pattern / sqrt(fan_in)
-// (seeded by their position in sorted key order, like every other tensor).
-void fill_deterministic_with_linear(torch::nn::Module& module);
 
 // The forward fixtures' input: 0.5 + 0.5 * pattern(count, 1000) as [batch, 3, height, width].
 torch::Tensor fixture_images(int64_t batch, int64_t height, int64_t width);

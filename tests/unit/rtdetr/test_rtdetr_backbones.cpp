@@ -13,6 +13,7 @@
 
 #include "hybrid_encoder.hpp"
 #include "presnet.hpp"
+#include "../deterministic_weights.hpp"
 #include "rtdetr_fixture.hpp"
 #include "transformer_encoder.hpp"
 
@@ -117,7 +118,7 @@ TEST_CASE("rtdetr backbones: r18, r50, l and D-FINE B0 outputs equal LibreYOLO's
     const auto reference = fixture::read_fixture("backbone_encoder_" + size + ".json");
     const auto& forward = reference["forward"];
     fixture::BackboneEncoder model(fixture::size_spec(size));
-    fixture::fill_deterministic_with_linear(model);
+    libreyolo::test::fill_deterministic(model, /*scale_matrices=*/true);
     model.eval();
     const auto images = fixture::fixture_images(static_cast<int64_t>(forward["batch"].number),
                                                 static_cast<int64_t>(forward["height"].number),
@@ -132,7 +133,7 @@ TEST_CASE("rtdetr backbones: r18, r50, l and D-FINE B0 outputs equal LibreYOLO's
   const auto reference = fixture::read_fixture("dfine_backbone_B0.json");
   const auto& forward = reference["forward"];
   auto backbone = backbones::make_hgnetv2("B0", false, 0, /*use_lab=*/true);
-  fixture::fill_deterministic_with_linear(*backbone);
+  libreyolo::test::fill_deterministic(*backbone, /*scale_matrices=*/true);
   backbone->eval();
   const auto outputs = backbone->forward(fixture::fixture_images(2, 64, 96));
   REQUIRE(outputs.size() == forward["outputs"].items.size());

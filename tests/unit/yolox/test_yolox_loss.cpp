@@ -126,9 +126,14 @@ TEST_CASE("yolox: gradients of a whole yolox-n and its loss match LibreYOLO's") 
   for (const auto& [name, expected] : network["gradients"].fields) {
     CAPTURE(name);
     REQUIRE(parameters.contains(name));
-    // 1e-3: LibTorch 2.11's CPU convolution backward differs from 1.13's (the fixture's) by up
-    // to 2.6e-4 relative in a few elements (measured on the GPU machine, 2026-11-29).
-    fixture::check_summary(parameters[name].grad(), expected, "gradient of " + name, 1e-3);
+    // 1e-3, elements at the tensor's scale (its largest magnitude): a gradient deep in the
+    // network carries the rounding of every convolution above it, so between BLAS and
+    // convolution libraries (the fixture's torch 1.13 with the reference libblas3, OpenBLAS,
+    // LibTorch 2.11 on CPU and CUDA) a small element of a tensor with large ones moves by more
+    // than 1e-3 of itself (up to 8e-3 absolute where the tensor reaches beyond 1, measured on the
+    // GPU machine and with OpenBLAS, 2026-12-01) while the tensor's sums agree within 1e-3.
+    fixture::check_summary(parameters[name].grad(), expected, "gradient of " + name, 1e-3,
+                           /*elements_at_tensor_scale=*/true);
   }
 }
 

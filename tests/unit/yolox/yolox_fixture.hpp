@@ -31,8 +31,10 @@ using libreyolo::test::pattern;
 // Checks shape, sum, abs_sum (relative 1e-4 of abs_sum) and the first 32 values (1e-4) against
 // the Python script's summarize().
 // `tolerance`: relative; gradients get more (LibTorch versions order their reductions differently).
+// elements_at_tensor_scale: each listed element within tolerance x max(1, the tensor's largest
+// magnitude) instead of tolerance x max(1, |element|) (deep gradients, see test_yolox_loss.cpp).
 void check_summary(const torch::Tensor& actual, const Json& expected, const std::string& what,
-                   double tolerance = 1e-4);
+                   double tolerance = 1e-4, bool elements_at_tensor_scale = false);
 
 // Target rows (class, cx, cy, w, h) from a flat list: [n, 5] float32.
 torch::Tensor box_rows(const std::vector<float>& values);

@@ -9,6 +9,7 @@
 #include <torch/types.h>
 
 #include <cstdint>
+#include <string>
 #include <vector>
 
 #include "libreyolo/sdk/export.hpp"
@@ -28,5 +29,14 @@ class LIBREYOLO_SDK_API MultiScaleBackbone : public torch::nn::Module {
   virtual std::vector<int64_t> out_channels() const = 0;
   virtual std::vector<int64_t> out_strides() const = 0;
 };
+
+// The options every four-stage backbone shares, checked alike: return_idx strictly increasing
+// stage indices in [0, 3], freeze_at -1 (nothing), 0 (the stem) or k > 0 (the stem and k
+// stages). Throws std::invalid_argument naming `backbone` and the offending value.
+LIBREYOLO_SDK_API void check_stage_options(const std::string& backbone, const std::vector<int64_t>& return_idx,
+                                           int freeze_at);
+
+// requires_grad = false on every parameter of `module` (LibreYOLO's _freeze_parameters).
+LIBREYOLO_SDK_API void freeze_parameters(torch::nn::Module& module);
 
 }  // namespace libreyolo::sdk::backbones
