@@ -8,7 +8,6 @@
 #include "decoder_outputs.hpp"
 #include "input_scale.hpp"
 #include "libreyolo/sdk/detr/batched_matching.hpp"
-#include "libreyolo/sdk/detr/denoising.hpp"
 #include "libreyolo/sdk/detr/detr_losses.hpp"
 #include "libreyolo/sdk/detr/box_ops.hpp"
 #include "libreyolo/sdk/losses/box_ops.hpp"
@@ -140,9 +139,10 @@ RtdetrCriterion::Terms RtdetrCriterion::terms(const std::vector<torch::Tensor>& 
   t.matched = {matched.vfl, matched.bbox, matched.giou};
   const auto& dn_logits = outputs.at(outputs::dn_logits);
   if (dn_logits.defined()) {
-    sdk::detr::DenoisingConfig dn;
-    dn.num_denoising = settings_.num_denoising;
-    const auto groups = sdk::detr::denoising_layout(m.gt.counts, dn).num_group;
+    // The decoder made 2 x max_gt queries per group: the group count follows from their number,
+    // so the criterion cannot disagree with the decoder's denoising setting.
+    const auto max_gt = *std::max_element(m.gt.counts.begin(), m.gt.counts.end());
+    const auto groups = dn_logits.size(2) / (2 * max_gt);
     const auto dn_boxes = outputs.at(outputs::dn_boxes).to(torch::kFloat32);
     const auto dn_matched = outputs.at(outputs::dn_matched_gt).unsqueeze(0).expand({dn_boxes.size(0), -1, -1});
     auto denoising = set_losses(dn_logits.to(torch::kFloat32), dn_boxes, dn_matched, m.gt,

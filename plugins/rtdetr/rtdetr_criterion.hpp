@@ -21,7 +21,6 @@ namespace libreyolo::rtdetr {
 
 struct RtdetrLossSettings {
   int64_t num_classes = 80;
-  int64_t num_denoising = 100;  // to recompute the denoising group count
   // Matching costs (HungarianMatcher with use_focal_loss): class 2 (focal alpha .25, gamma 2), L1 5, GIoU 2.
   double cost_class = 2.0, cost_bbox = 5.0, cost_giou = 2.0;
   double weight_vfl = 1.0, weight_bbox = 5.0, weight_giou = 2.0;
