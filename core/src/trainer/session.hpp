@@ -23,6 +23,7 @@
 #include "libreyolo/core/trainer/augmentation_plan.hpp"
 #include "libreyolo/core/trainer/run_folder.hpp"
 #include "libreyolo/core/config/train_config.hpp"
+#include "libreyolo/core/trainer/lagged_device_read.hpp"
 #include "libreyolo/core/trainer/trainer.hpp"
 #include "libreyolo/sdk/criterion.hpp"
 #include "libreyolo/sdk/detector.hpp"
@@ -72,6 +73,7 @@ struct Session {
   std::unique_ptr<optim::Optimizer> optimizer;
   std::unique_ptr<amp::GradScaler> scaler;
   torch::Tensor skip_streak;  // optimizer steps skipped in a row, counted on the device
+  LaggedDeviceRead skip_streak_read;  // watches skip_streak without waiting for the device
   bool gradients_clear = false;  // no backward since clear_gradients()
   std::unique_ptr<optim::ModelEma> ema;
   optim::LrSchedule schedule;
