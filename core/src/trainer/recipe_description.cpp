@@ -4,6 +4,7 @@
 
 #include "libreyolo/core/data/augment/pipeline_text.hpp"
 #include "libreyolo/core/optim/param_group_rules.hpp"
+#include "libreyolo/core/trainer/multi_scale_sizes.hpp"
 #include "libreyolo/sdk/detector.hpp"
 
 namespace libreyolo::core::trainer {
@@ -54,11 +55,7 @@ std::vector<std::string> describe_recipe(const plugins::LoadedFamily& family, co
   for (const auto& pipeline : recipe.augmentation) lines.push_back("augmentation " + data::describe_pipeline(pipeline));
   if (recipe.augmentation.empty()) lines.push_back("augmentation letterbox: Letterbox (none declared)");
   for (const auto& change : recipe.schedule) lines.push_back("schedule " + describe_change(change));
-  if (!recipe.multi_scale_sizes.sizes.empty()) {
-    std::string sizes;
-    for (const int s : recipe.multi_scale_sizes.sizes) sizes += (sizes.empty() ? "" : ",") + std::to_string(s);
-    lines.push_back("multi-scale sizes " + sizes);
-  }
+  lines.push_back("multi-scale sizes " + describe_multi_scale(recipe.multi_scale_sizes));
   for (const auto& pattern : recipe.frozen) lines.push_back("frozen " + pattern);
   for (const auto& group : describe_groups(family, size, recipe)) lines.push_back("optimizer group " + group);
   return lines;

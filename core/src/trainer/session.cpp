@@ -11,6 +11,7 @@
 #include "libreyolo/core/data/dataset/training_data.hpp"
 #include "libreyolo/core/data/loader/network_input.hpp"
 #include "libreyolo/core/device/cuda_info.hpp"
+#include "libreyolo/core/trainer/multi_scale_sizes.hpp"
 #include "libreyolo/core/error.hpp"
 #include "libreyolo/core/log/log.hpp"
 #include "libreyolo/core/optim/adamw.hpp"
@@ -59,6 +60,14 @@ void note_skip_streak(Session& s, int streak, bool each_step) {
                 "the loss became inf or NaN (learning rate too high, bad labels, or float16 overflow)",
                 "weights/last.pt holds the last good epoch; lower lr0, check the data, or try amp=false");
   }
+}
+
+// A user who turns on mixed precision for a family that declares it off hears why, once.
+void warn_if_amp_against_family(const Session& s) {
+  const auto& policy = s.family->policy;
+  if (!s.config.amp || policy.amp || policy.amp_off_reason.empty()) return;
+  log::warn(s.family->info.name, " trains in float32 by default: ", policy.amp_off_reason,
+            "; amp=true was asked for, so watch for non-finite losses (amp=false is the default)");
 }
 
 // streak = (streak + 1) * found_inf: counts skips in a row, back to 0 after a good step.
@@ -190,19 +199,8 @@ void load_data(Session& s, const TrainRequest& request) {
 void prepare_augmentation(Session& s) {
   s.augmentation = plan_augmentation(s.recipe, s.config.imgsz, augment_overrides(s.config));
   s.multi_scale = s.config.multi_scale;
-  s.multi_scale_sizes = s.recipe.multi_scale_sizes.sizes;
+  s.multi_scale_sizes = multi_scale_sizes(s.recipe.multi_scale_sizes, s.config.imgsz);
   s.multi_scale_resize = s.recipe.multi_scale_sizes.resize;
-  if (s.multi_scale_sizes.empty()) {
-    // LibreYOLO's YOLO range: every multiple of 32 in [0.5, 1.5] x imgsz.
-    const int low = std::max(1, s.config.imgsz / 2 / 32), high = s.config.imgsz * 3 / 2 / 32;
-    for (int k = low; k <= high; ++k) s.multi_scale_sizes.push_back(32 * k);
-  }
-  for (const int size : s.multi_scale_sizes) {
-    if (size <= 0 || size % 32 != 0) {
-      throw Error("the recipe's multi-scale size " + std::to_string(size) + " is not a positive multiple of 32",
-                  "every network input must be a multiple of the stride 32", "fix the family's multi_scale_sizes");
-    }
-  }
 }
 
 void build_model(Session& s, const TrainRequest& request) {
@@ -275,6 +273,7 @@ void prepare_session(Session& s, const TrainRequest& request) {
   }
   s.precision = amp::plan_precision(s.config.amp, s.config.amp_dtype, s.device, device::cuda_supports_bfloat16(s.device));
   log_precision(s.precision);
+  warn_if_amp_against_family(s);
   if (s.device.is_cuda()) at::globalContext().setBenchmarkCuDNN(!s.config.multi_scale);
   if (s.config.batch < 0) resolve_autobatch(s, request);
   prepare_augmentation(s);

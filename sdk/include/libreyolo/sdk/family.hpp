@@ -82,6 +82,9 @@ struct FamilyInfo {
 // Host policy defaults the family decides. Users may override amp and sync_bn.
 struct Policy {
   bool amp = true;          // false where float16 breaks the model (D-FINE clamps at 65504)
+  // With amp = false: why, in one sentence. `families` shows it, and a run whose user turns
+  // amp on anyway is warned with it once.
+  std::string amp_off_reason;
   bool sync_bn = false;     // true for BatchNorm-heavy conv families under multi-GPU
   CaptureRegion capture = CaptureRegion::network;
   bool supports_spawn = true;  // may the host spawn one process per GPU for this family

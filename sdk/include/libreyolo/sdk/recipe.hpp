@@ -22,12 +22,20 @@
 namespace libreyolo::sdk {
 
 // Multi-scale training (multi_scale=true): every batch is resized on the device to one size
-// drawn from `sizes` (multiples of 32; a size listed twice is drawn twice as often). Empty: each
-// multiple of 32 from imgsz / 2 to 3 * imgsz / 2, LibreYOLO's YOLO range.
+// drawn from `sizes` (multiples of 32; a size listed twice is drawn twice as often). Empty: the
+// sizes follow the run's imgsz by the rule `around` names.
 struct MultiScale {
   enum class Resize { bilinear, nearest };
+  enum class Around {
+    yolo_range,    // each multiple of 32 from imgsz / 2 to 3 * imgsz / 2 (LibreYOLO's YOLOs)
+    dfine_scales,  // D-FINE's generate_scales: the multiples of 32 from floor(0.75 imgsz / 32) * 32
+                   // up to imgsz, imgsz `base_repeat` times, and as many steps down from
+                   // floor(1.25 imgsz / 32) * 32 (at 640: 480..608, 640 x3, 800..672)
+  };
   std::vector<int> sizes;
   Resize resize = Resize::bilinear;
+  Around around = Around::yolo_range;
+  int base_repeat = 3;  // dfine_scales only
 };
 
 using RecipeValue = std::variant<bool, int, double, std::string, Range>;

@@ -13,6 +13,9 @@
 // ABI 5: FamilyInfo::nms_candidates (how many candidates enter NMS; RTMDet's per-level
 //        nms_pre); FamilyInfo::size_signature (a size read from
 //        weights); the SDK's quality focal loss and dynamic soft-label assigner (RTMDet).
+// ABI 6: the DETR toolkit (detr/*.hpp), Targets::host_counts, FamilyInfo::suppression and
+//        FamilyInfo::eval_resize (RT-DETR).
+// ABI 7: Policy::amp_off_reason (D-FINE: why float16 stays off); detr/fdr.hpp.
 
 #define LIBREYOLO_SDK_VERSION "0.1.0"
-#define LIBREYOLO_SDK_ABI_VERSION 6
+#define LIBREYOLO_SDK_ABI_VERSION 7
