@@ -2,7 +2,7 @@
 # Nothing lost, nothing silent (issue #20, docs/reliability.md): one case per call, on the CPU,
 # with the example family on the bundled coco16.
 # Usage: reliability_test.sh CASE HOST COMPARE_TOOL SOURCE_DIR WORK_DIR
-#   CASE: resume_after_sigint | resume_after_sigterm | failed_save | run_folder_lock
+#   CASE: resume_after_sigint | resume_after_sigterm | failed_save | run_folder_lock | broken_val_image
 set -euo pipefail
 case_name=$1; host=$2; compare=$3; src=$4; work=$5/$1
 rm -rf "$work"; mkdir -p "$work"; cd "$work"
@@ -96,6 +96,30 @@ case $case_name in
     echo "ok: a second run in a locked run folder is refused with the holder's pid"
     "$host" train "${common[@]}" epochs=1 name=shared exist_ok=true > third.log 2>&1 || { cat third.log; fail "lock not released"; }
     echo "ok: the lock goes with the run"
+    ;;
+  broken_val_image)
+    # coco16 with one val image whose header reads but whose data does not decode.
+    cp -r "$src/datasets/coco16" broken
+    victim=$(ls broken/images/val | head -1)
+    python3 - "broken/images/val/$victim" <<'PY'
+import sys
+path = sys.argv[1]
+data = bytearray(open(path, "rb").read())
+sos = data.find(b"\xff\xda")  # start of scan: keep every header segment, break the scan header
+data[sos + 4:sos + 40] = b"\xff" * 36
+open(path, "wb").write(bytes(data))
+PY
+    "$host" train model=examplen data=broken/data.yaml imgsz=96 batch=4 workers=2 epochs=1 device=cpu project=$work/runs \
+      name=broken > train.log 2>&1 || { cat train.log; fail "training with a broken val image"; }
+    grep -q "skipping a training image" train.log && fail "a val image was called a training image"
+    grep -q "7 of 8 images evaluated; 1 could not be decoded and was left out.*$victim" train.log ||
+      { cat train.log; fail "training's validation did not name and count the broken image"; }
+    "$host" val model=runs/broken/weights/last.pt data=broken/data.yaml batch=4 workers=2 project=$work/val > val.log 2>&1 ||
+      { cat val.log; fail "val"; }
+    grep -q "^7 of 8 images evaluated; 1 could not be decoded.*$victim" val.log || { cat val.log; fail "val summary"; }
+    images=$(python3 -c "import json,sys; print(len(json.load(open(sys.argv[1]))['images']))" val/exp/ground_truth.json)
+    [ "$images" -eq 7 ] || fail "ground_truth.json has $images images, expected 7"
+    echo "ok: a broken val image is left out of the evaluation, named and counted"
     ;;
   *) fail "unknown case $case_name" ;;
 esac
