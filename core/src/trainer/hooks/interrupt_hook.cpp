@@ -24,7 +24,7 @@ class InterruptHook : public TrainHook {
     const Session& s = loop.session;
     const auto last = s.run.weights / "last.pt";
     const int kept = s.saved.epochs_on_disk(last);
-    const std::string holds = kept < 0    ? "nothing was saved (no epoch finished and the first save failed)"
+    const std::string holds = kept < 0    ? "nothing was saved (every save of last.pt failed)"
                               : kept == 0 ? last.string() + " holds the starting weights"
                                           : last.string() + " holds epoch " + std::to_string(kept);
     log::warn("interrupted (", InterruptGuard::signal_name(), ") during epoch ", loop.epoch + 1, ": ", holds,
