@@ -62,8 +62,11 @@ int run_train(const Args& args) {
 
   const auto outcome = core::trainer::train(request);
   if (outcome.interrupted) return kExitInterrupted;
+  // A failed save was logged with what is on disk instead (trainer.cpp): never report success.
+  if (outcome.save_failed()) return kExitError;
   if (main_rank) {
-    std::cout << "results in " << outcome.run.root.string() << " (weights/best.pt, weights/last.pt, results.csv)\n";
+    std::cout << "results in " << outcome.run.root.string() << " ("
+              << core::trainer::describe_on_disk(outcome.checkpoints, outcome.run.root) << ", results.csv)\n";
   }
   return kExitOk;
 }

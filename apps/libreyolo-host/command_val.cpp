@@ -73,6 +73,7 @@ int run_val(const Args& args) {
                                            dataset.names);
   std::cout << core::eval::format_class_table(evaluation) << "\n" << core::eval::format_coco_summary(evaluation.stats)
             << "\nmAP50 " << std::max(0.0, evaluation.stats.ap50()) << "  mAP50-95 " << std::max(0.0, evaluation.stats.ap())
+            << (validator.left_out().empty() ? std::string() : "\n" + core::trainer::describe_left_out(validator))
             << "\npredictions: " << (folder.root / "predictions.json").string() << " (COCO results format; "
             << "ground truth beside it)\n";
   return kExitOk;

@@ -28,6 +28,6 @@ int run_help(const Args& args);
 constexpr int kExitOk = 0;
 constexpr int kExitError = 1;          // a clear error was printed (bad input, missing file, ...)
 constexpr int kExitNotBuiltYet = 3;    // the command exists in the interface but not yet in code
-constexpr int kExitInterrupted = 130;  // Ctrl-C: weights/last.pt saved, resume=true continues
+constexpr int kExitInterrupted = 130;  // Ctrl-C or SIGTERM: weights/last.pt kept, resume=true continues
 
 }  // namespace libreyolo::app

@@ -1,6 +1,7 @@
 // libreyolo-host: the command-line entry point. Dispatches to one command; turns every
 // core::Error into one clear message and a non-zero exit code.
 
+#include <csignal>
 #include <exception>
 #include <iostream>
 
@@ -28,6 +29,10 @@ const std::vector<Command>& commands() {
 int main(int argc, char** argv) {
   using namespace libreyolo;
   core::log::capture_plugin_logs();
+  // A file-size limit (ulimit -f) would kill the process mid-save with SIGXFSZ, before any
+  // message. Ignored, write() fails with EFBIG instead, and the failed save says what happened,
+  // keeps the previous file and removes its temporary one.
+  std::signal(SIGXFSZ, SIG_IGN);
   if (argc < 2) return app::run_help({});
   const std::string name = argv[1];
   const app::Args args(argv + 2, argv + argc);

@@ -2,6 +2,7 @@
 
 #include <stdexcept>
 
+#include "libreyolo/core/checkpoint/finite_weights.hpp"
 #include "libreyolo/core/checkpoint/torch_archive.hpp"
 #include "libreyolo/core/error.hpp"
 
@@ -28,7 +29,9 @@ void save_checkpoint(const std::filesystem::path& path, const Checkpoint& checkp
 
 Checkpoint load_checkpoint(const std::filesystem::path& path, const LoadOptions& options) {
   const PickleRef root = read_torch_archive(path);
-  return decode_checkpoint(*root, path.string(), options);
+  auto checkpoint = decode_checkpoint(*root, path.string(), options);
+  if (!options.allow_non_finite) refuse_non_finite(checkpoint, path.string());
+  return checkpoint;
 }
 
 }  // namespace libreyolo::core::checkpoint

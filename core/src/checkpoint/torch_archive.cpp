@@ -10,6 +10,7 @@
 
 #include "libreyolo/core/checkpoint/pickle_reader.hpp"
 #include "libreyolo/core/checkpoint/pickle_writer.hpp"
+#include "libreyolo/core/checkpoint/zip_crc.hpp"
 #include "libreyolo/core/error.hpp"
 
 namespace libreyolo::core::checkpoint {
@@ -75,6 +76,15 @@ PickleRef read_torch_archive(const std::filesystem::path& path) {
   }
   check_signature(path);
 
+  const auto crcs = stored_crcs(path);
+  // Every record read is checked against its CRC-32: LibTorch's reader does not.
+  auto check_crc = [&](const std::string& name, const at::DataPtr& bytes, std::size_t size) {
+    const auto stored = crcs.find(name);
+    if (stored == crcs.end() || crc32(bytes.get(), size) == stored->second) return;
+    unreadable(path, "the zip archive is damaged: record " + name +
+                         " fails its CRC-32 check (its bytes changed after it was written: a bad disk, an "
+                         "incomplete copy or an edit)");
+  };
   try {
     caffe2::serialize::PyTorchStreamReader reader(path.string());
     if (!reader.hasRecord("data.pkl"))
@@ -83,6 +93,7 @@ PickleRef read_torch_archive(const std::filesystem::path& path) {
     at::DataPtr pickle;
     std::size_t pickle_size = 0;
     std::tie(pickle, pickle_size) = reader.getRecord("data.pkl");
+    check_crc("data.pkl", pickle, pickle_size);
 
     auto load_storage = [&](const std::string& key, c10::ScalarType dtype, int64_t numel) {
       const std::string name = "data/" + key;
@@ -90,6 +101,7 @@ PickleRef read_torch_archive(const std::filesystem::path& path) {
       at::DataPtr bytes;
       std::size_t size = 0;
       std::tie(bytes, size) = reader.getRecord(name);
+      check_crc(name, bytes, size);
       // Check the record against the claimed element count before allocating: a damaged
       // count must not turn into a huge allocation.
       const std::size_t item = c10::elementSize(dtype);

@@ -27,6 +27,7 @@
 #include "libreyolo/core/trainer/trainer.hpp"
 #include "libreyolo/sdk/criterion.hpp"
 #include "libreyolo/sdk/detector.hpp"
+#include "saved_checkpoints.hpp"
 
 namespace libreyolo::core::trainer {
 
@@ -79,6 +80,8 @@ struct Session {
   optim::LrSchedule schedule;
   std::int64_t accumulate = 1;
   RunFolder run;
+  std::unique_ptr<RunFolderLock> run_lock;  // rank 0: held until the run ends
+  SavedCheckpoints saved;                   // rank 0: what each checkpoint file holds on disk
   ProgressState progress;
 };
 

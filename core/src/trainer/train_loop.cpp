@@ -1,6 +1,9 @@
 #include "train_loop.hpp"
 
+#include <ATen/CPUGeneratorImpl.h>
 #include <torch/torch.h>
+
+#include <mutex>
 
 #include <chrono>
 #include <random>
@@ -12,6 +15,25 @@ namespace libreyolo::core::trainer {
 namespace {
 
 using Clock = std::chrono::steady_clock;
+
+// Puts the default CPU generator back as it was when this was made.
+class CpuRandomState {
+ public:
+  CpuRandomState() : generator_(at::detail::getDefaultCPUGenerator()) {
+    std::lock_guard<std::mutex> lock(generator_.mutex());
+    state_ = generator_.get_state();
+  }
+  ~CpuRandomState() {
+    std::lock_guard<std::mutex> lock(generator_.mutex());
+    generator_.set_state(state_);
+  }
+  CpuRandomState(const CpuRandomState&) = delete;
+  CpuRandomState& operator=(const CpuRandomState&) = delete;
+
+ private:
+  at::Generator generator_;
+  torch::Tensor state_;
+};
 
 // One epoch of train_step(), with after_step hooks after every step.
 EpochResult train_one_epoch(TrainLoop& loop, const Hooks& hooks) {
@@ -78,7 +100,14 @@ std::vector<std::pair<std::string, double>> TrainLoop::running_means() const {
 
 void run_epochs(TrainLoop& loop, const Hooks& hooks) {
   Session& s = loop.session;
-  for (const auto& hook : hooks) hook->before_train(loop);
+  for (const auto& hook : hooks) {
+    // A hook's preparation (the validation hook builds a detector, whose initialisation draws
+    // random numbers) must not move the training's random stream: a resumed run restored it
+    // from last.pt, and the starting state hooks::checkpoints saves must be the one epoch 1
+    // trains from.
+    const CpuRandomState unchanged;
+    hook->before_train(loop);
+  }
   for (loop.epoch = s.progress.start_epoch; loop.epoch < s.config.epochs; ++loop.epoch) {
     loop.end_epoch_ = false;
     for (const auto& hook : hooks) hook->before_epoch(loop);

@@ -11,6 +11,7 @@
 #include "libreyolo/core/log/log.hpp"
 #include "libreyolo/core/trainer/interrupt.hpp"
 #include "session.hpp"
+#include "resume_command.hpp"
 #include "train_loop.hpp"
 #include "training_state.hpp"
 
@@ -23,6 +24,7 @@ void establish_run_folder(Session& s, const TrainRequest& request) {
   const auto& c = s.config;
   if (s.main_rank()) {
     s.run = c.resume ? existing_run_folder(c.project, c.name) : create_run_folder(c.project, c.name, c.exist_ok);
+    s.run_lock = std::make_unique<RunFolderLock>(s.run.root);  // before anything in it is written
     if (!c.resume) write_args_yaml(s.run.root / "args.yaml", config::report_options(request.config, request.sources));
     if (const char* file = std::getenv(distributed::kRunFolderFileVariable); file && *file) {
       std::ofstream(file) << s.run.root.string();  // tells the launcher where rank 0's results are
@@ -50,7 +52,23 @@ void begin_run(Session& s, const TrainRequest& request) {
   if (resume_from) {
     restore_training_state(s, *resume_from);
     log::info("resuming ", s.run.root.string(), " after epoch ", s.progress.start_epoch);
+    // What this run inherits on disk, so its end reports it even when no new save succeeds.
+    s.saved.saved(s.run.weights / "last.pt", s.progress.start_epoch);
+    if (s.progress.best_epoch >= 0 && std::filesystem::is_regular_file(s.run.weights / "best.pt")) {
+      s.saved.saved(s.run.weights / "best.pt", s.progress.best_epoch + 1);
+    }
   }
+}
+
+// A failed save is never reported as success: each file whose latest save failed is named with
+// what it holds instead, and the CLI exits 1 (TrainOutcome::save_failed).
+void report_failed_saves(const TrainOutcome& outcome) {
+  const auto failures = describe_failures(outcome.checkpoints, outcome.run.root);
+  if (failures.empty()) return;
+  for (const auto& line : failures) log::error(line);
+  log::error("the run did not save everything it should have; on disk: ",
+             describe_on_disk(outcome.checkpoints, outcome.run.root),
+             ". Free disk space (or raise the file size limit) and continue with: ", outcome.resume_command);
 }
 
 TrainOutcome end_run(TrainLoop& loop) {
@@ -58,6 +76,9 @@ TrainOutcome end_run(TrainLoop& loop) {
   const Session& s = loop.session;
   outcome.run = s.run;
   outcome.best_map50_95 = s.progress.best_epoch >= 0 ? s.progress.best_fitness : -1;
+  outcome.checkpoints = s.saved.files();
+  outcome.resume_command = resume_command(s.options, s.run);
+  if (s.main_rank()) report_failed_saves(outcome);
   log::info("done: ", s.run.root.string(), " (best mAP50-95 ", outcome.best_map50_95, ")");
   log::close_file();
   return outcome;

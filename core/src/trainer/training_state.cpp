@@ -76,7 +76,7 @@ optim::NamedTensors optimizer_buffers(const Session& s, const checkpoint::Optimi
 
 }  // namespace
 
-void save_checkpoint_file(const Session& s, const std::filesystem::path& file, int last_finished_epoch) {
+bool save_checkpoint_file(Session& s, const std::filesystem::path& file, int last_finished_epoch) {
   checkpoint::Checkpoint out;
   out.metadata.model_family = s.family->info.name;
   out.metadata.size = s.size;
@@ -110,8 +110,16 @@ void save_checkpoint_file(const Session& s, const std::filesystem::path& file, i
   try {
     checkpoint::save_checkpoint(file, out);
   } catch (const Error& e) {
-    log::error("could not save ", file.string(), ": ", e.what(), " (the previous file, if any, is intact)");
+    const int on_disk = s.saved.epochs_on_disk(file);
+    const std::string kept = on_disk < 0    ? ""
+                             : on_disk == 0 ? " (it still holds the starting weights)"
+                                            : " (it still holds epoch " + std::to_string(on_disk) + ")";
+    log::error(e.what(), kept, "; training goes on and the next save tries again");
+    s.saved.failed(file, e.why());
+    return false;
   }
+  s.saved.saved(file, last_finished_epoch + 1);
+  return true;
 }
 
 void restore_training_state(Session& s, const checkpoint::Checkpoint& saved) {

@@ -10,9 +10,11 @@
 
 namespace libreyolo::core::trainer {
 
-// Writes atomically. A failure (disk full) keeps the previous file intact and is logged, not
-// thrown: training goes on and the next save tries again.
-void save_checkpoint_file(const Session& session, const std::filesystem::path& file, int last_finished_epoch);
+// Writes atomically. A failure (disk full) keeps the previous file intact, is logged and
+// recorded in session.saved, not thrown: training goes on and the next save tries again; the
+// run ends with an error unless a later save of the same file succeeds. Returns whether it saved.
+// `last_finished_epoch` is 0-based; -1 saves the starting state (nothing trained yet).
+bool save_checkpoint_file(Session& session, const std::filesystem::path& file, int last_finished_epoch);
 
 // Restores weights, EMA, optimizer buffers, scaler, RNG and progress from last.pt.
 void restore_training_state(Session& session, const checkpoint::Checkpoint& saved);

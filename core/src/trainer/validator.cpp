@@ -4,6 +4,7 @@
 
 #include "libreyolo/core/data/augment/letterbox.hpp"
 #include "libreyolo/core/data/loader/network_input.hpp"
+#include "libreyolo/core/log/log.hpp"
 
 namespace libreyolo::core::trainer {
 namespace {
@@ -17,6 +18,7 @@ data::LoaderOptions loader_options(std::size_t size, const ValidationOptions& o)
   options.workers = o.workers;
   options.device = o.device;
   options.reuse_batch_memory = true;
+  options.replace_unusable = false;  // a broken image leaves the evaluation instead (Batch::unusable)
   return options;
 }
 
@@ -66,6 +68,7 @@ Validator::Validator(std::shared_ptr<const data::SplitSamples> split, std::vecto
 
 eval::CocoEvaluation Validator::run(sdk::Detector& model, const sdk::InputFormat& input) {
   evaluator_.clear();
+  left_out_.clear();
   model.eval();
   torch::NoGradGuard no_grad;
   loader_.start_epoch({0, false});
@@ -81,11 +84,30 @@ eval::CocoEvaluation Validator::run(sdk::Detector& model, const sdk::InputFormat
       mapping.push_back(input_to_original(split_->original_sizes[index], options_.imgsz, options_.resize));
     }
     auto detections = eval::postprocess_detections(candidates.boxes, candidates.scores, mapping, options_.nms);
+    std::vector<bool> unusable(batch->indices.size(), false);
+    for (const auto& sample : batch->unusable) {
+      unusable[sample.position] = true;
+      left_out_.push_back(sample.reason);
+    }
     for (std::size_t i = 0; i < batch->indices.size(); ++i) {
-      evaluator_.add_image(ground_truth(*split_, batch->indices[i]), std::move(detections[i]));
+      if (!unusable[i]) evaluator_.add_image(ground_truth(*split_, batch->indices[i]), std::move(detections[i]));
     }
   }
+  if (!left_out_.empty()) log::warn(describe_left_out(*this));
   return evaluator_.evaluate();
+}
+
+std::string describe_left_out(const Validator& validator) {
+  const auto& left_out = validator.left_out();
+  if (left_out.empty()) return {};
+  std::string text = std::to_string(validator.images() - left_out.size()) + " of " + std::to_string(validator.images()) +
+                     " images evaluated; " + std::to_string(left_out.size()) +
+                     (left_out.size() == 1 ? " could not be decoded and was" : " could not be decoded and were") +
+                     " left out (image, instances and predictions): ";
+  constexpr std::size_t kNamed = 5;
+  for (std::size_t i = 0; i < left_out.size() && i < kNamed; ++i) text += (i == 0 ? "" : "; ") + left_out[i];
+  if (left_out.size() > kNamed) text += "; ... (" + std::to_string(left_out.size() - kNamed) + " more)";
+  return text;
 }
 
 }  // namespace libreyolo::core::trainer

@@ -3,6 +3,9 @@
 #include "test_checkpoint_support.hpp"
 #include "../temp_dir.hpp"
 
+#include <cmath>
+#include <limits>
+
 namespace ck = libreyolo::core::checkpoint;
 using namespace libreyolo::test::checkpoint;
 using libreyolo::core::Error;
@@ -272,4 +275,32 @@ TEST_CASE("save_checkpoint on a full disk keeps the previous checkpoint byte for
   std::filesystem::create_directory(ck::temp_path_for(path));
   CHECK_THROWS_AS(ck::save_checkpoint(path, second), Error);
   CHECK(read_bytes(path) == before);
+}
+
+// Issue #20, item 6: silent corruption is refused.
+TEST_CASE("a checkpoint whose bytes changed after writing fails its CRC check") {
+  TempDir dir;
+  auto c = sample_checkpoint(trained_net());
+  // A tensor of one recognisable float, so its bytes can be found in the file.
+  c.model.insert("marker", torch::full({64}, 1234.5f));
+  ck::save_checkpoint(dir / "good.pt", c);
+  std::string bytes = read_bytes(dir / "good.pt");
+  const float marker = 1234.5f;
+  const auto at = bytes.find(std::string(reinterpret_cast<const char*>(&marker), sizeof marker));
+  REQUIRE(at != std::string::npos);
+  bytes[at + 1] = static_cast<char>(bytes[at + 1] ^ 0x10);  // 1234.5 becomes another finite number
+  write_bytes(dir / "flipped.pt", bytes);
+  expect_error(dir / "flipped.pt", "fails its CRC-32 check");
+  CHECK_NOTHROW(ck::load_checkpoint(dir / "good.pt"));
+}
+
+TEST_CASE("weights holding NaN or infinity are refused with the tensor's name") {
+  TempDir dir;
+  auto c = sample_checkpoint(trained_net());
+  auto broken = c.model["head.weight"].clone();
+  broken[0][1] = std::nanf("");
+  broken[1][0] = std::numeric_limits<float>::infinity();
+  c.model["head.weight"] = broken;
+  ck::save_checkpoint(dir / "nan.pt", c);
+  expect_error(dir / "nan.pt", "tensor 'head.weight' holds 2 of 12 values that are NaN or infinite");
 }

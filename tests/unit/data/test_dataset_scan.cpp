@@ -2,6 +2,7 @@
 #include <doctest/doctest.h>
 
 #include <chrono>
+#include <thread>
 
 #include "data_test_support.hpp"
 #include "libreyolo/core/data/dataset/dataset_config.hpp"
@@ -189,6 +190,26 @@ TEST_CASE("The scan cache is reused for unchanged files and refreshed per change
   CHECK(fourth.report.cache_hits == 7);
   CHECK(find_image(fourth, "bg_nolabel.png")->boxes.size() == 1);
   CHECK(scan_split(config.train, 3).report.cache_hits == 0);
+}
+
+// Issue #20, item 6: an edit that keeps size and mtime used to reuse the stale scan.
+TEST_CASE("A label edit that keeps its size and mtime is not taken from the scan cache") {
+  TempDir dir;
+  const DatasetConfig config = make_dataset(dir);
+  REQUIRE(scan_split(config.train, 2).cache_written);
+  const fs::path label = dir / "labels/train/good.txt";
+  const auto before = fs::last_write_time(label);
+  const auto size = fs::file_size(label);
+  // Same byte count, other classes; then the old mtime put back (as `touch -d` or a copy would).
+  // The pause outlasts a coarse file-system clock tick, so the edit's ctime differs.
+  std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  write_text(label, "1 0.5 0.5 0.2 0.2\n0 0.25 0.25 0.1 0.1\n");
+  REQUIRE(fs::file_size(label) == size);
+  fs::last_write_time(label, before);
+  const ScanResult again = scan_split(config.train, 2);
+  CHECK(again.report.cache_hits == 8);
+  REQUIRE(find_image(again, "good.jpg")->boxes.size() == 2);
+  CHECK(find_image(again, "good.jpg")->boxes[0].class_id == 1);
 }
 
 TEST_CASE("A corrupt or unwritable cache never stops a scan") {

@@ -9,7 +9,7 @@ namespace libreyolo::core::data {
 namespace {
 
 constexpr char kMagic[8] = {'L', 'Y', 'I', 'M', 'G', 'C', 'H', 0};
-constexpr std::uint32_t kVersion = 1;
+constexpr std::uint32_t kVersion = 2;  // 2: stamps carry ctime and inode
 constexpr std::size_t kPreambleFields = 8 + 4 + 4 + 8 + 8 + 8 + 8;  // before its own checksum
 // Bounds no real cache reaches; a corrupt field fails fast instead of allocating.
 constexpr std::uint32_t kMaxStringBytes = 1u << 16;
@@ -76,6 +76,8 @@ std::string encode_disk_cache_index(const DiskCacheContents& contents) {
     out.put_string(image.path.string());
     out.put(contents.stamps[i].size);
     out.put(contents.stamps[i].mtime);
+    out.put(contents.stamps[i].ctime);
+    out.put(contents.stamps[i].inode);
     out.put(static_cast<std::int32_t>(image.original.width));
     out.put(static_cast<std::int32_t>(image.original.height));
     out.put(static_cast<std::int32_t>(image.resized.width));
@@ -135,7 +137,8 @@ std::optional<DiskCacheContents> decode_disk_cache(const std::uint8_t* data, std
     std::string path;
     std::int32_t ow = 0, oh = 0, rw = 0, rh = 0;
     if (!in.get_string(&path) || !in.get(&contents.stamps[i].size) ||
-        !in.get(&contents.stamps[i].mtime) || !in.get(&ow) || !in.get(&oh) || !in.get(&rw) ||
+        !in.get(&contents.stamps[i].mtime) || !in.get(&contents.stamps[i].ctime) ||
+        !in.get(&contents.stamps[i].inode) || !in.get(&ow) || !in.get(&oh) || !in.get(&rw) ||
         !in.get(&rh) || !in.get(&image.offset) || !in.get_string(&image.failure)) {
       return std::nullopt;
     }

@@ -1,5 +1,7 @@
 #include "libreyolo/core/data/dataset/image_scan.hpp"
 
+#include <sys/stat.h>
+
 #include <exception>
 #include <system_error>
 
@@ -9,14 +11,14 @@
 namespace libreyolo::core::data {
 
 FileStamp stamp_file(const std::filesystem::path& path) {
-  std::error_code ec;
   FileStamp stamp;
-  const auto size = std::filesystem::file_size(path, ec);
-  if (ec) return stamp;
-  const auto mtime = std::filesystem::last_write_time(path, ec);
-  if (ec) return stamp;
-  stamp.size = static_cast<std::int64_t>(size);
-  stamp.mtime = static_cast<std::int64_t>(mtime.time_since_epoch().count());
+  struct stat info {};
+  if (::stat(path.c_str(), &info) != 0 || S_ISDIR(info.st_mode)) return stamp;
+  const auto nanoseconds = [](const timespec& t) { return static_cast<std::int64_t>(t.tv_sec) * 1000000000 + t.tv_nsec; };
+  stamp.size = static_cast<std::int64_t>(info.st_size);
+  stamp.mtime = nanoseconds(info.st_mtim);
+  stamp.ctime = nanoseconds(info.st_ctim);
+  stamp.inode = static_cast<std::uint64_t>(info.st_ino);
   return stamp;
 }
 

@@ -14,7 +14,7 @@ namespace libreyolo::core::data {
 namespace {
 
 constexpr char kMagic[8] = {'L', 'Y', 'S', 'C', 'A', 'N', 0, 0};
-constexpr std::uint32_t kVersion = 1;
+constexpr std::uint32_t kVersion = 2;  // 2: stamps carry ctime and inode
 // Bounds that no real record reaches; a corrupt length field fails fast instead of allocating.
 constexpr std::uint32_t kMaxStringBytes = 1u << 16;
 constexpr std::uint32_t kMaxItems = 1u << 24;
@@ -61,12 +61,22 @@ class Reader {
   std::size_t position_ = 0;
 };
 
+bool get_stamp(Reader& in, FileStamp* stamp) {
+  return in.get(&stamp->size) && in.get(&stamp->mtime) && in.get(&stamp->ctime) && in.get(&stamp->inode);
+}
+
+void put_stamp(Writer& out, const FileStamp& stamp) {
+  out.put(stamp.size);
+  out.put(stamp.mtime);
+  out.put(stamp.ctime);
+  out.put(stamp.inode);
+}
+
 bool read_record(Reader& in, ImageScanRecord* r) {
   std::uint8_t status = 0;
   std::uint32_t boxes = 0, findings = 0;
-  if (!in.get_string(&r->image) || !in.get(&r->image_stamp.size) ||
-      !in.get(&r->image_stamp.mtime) || !in.get(&r->label_stamp.size) ||
-      !in.get(&r->label_stamp.mtime) || !in.get(&status) || status > 2 || !in.get(&r->width) ||
+  if (!in.get_string(&r->image) || !get_stamp(in, &r->image_stamp) || !get_stamp(in, &r->label_stamp) ||
+      !in.get(&status) || status > 2 || !in.get(&r->width) ||
       !in.get(&r->height) || !in.get(&boxes) || boxes > kMaxItems) {
     return false;
   }
@@ -90,10 +100,8 @@ bool read_record(Reader& in, ImageScanRecord* r) {
 
 void write_record(Writer& out, const ImageScanRecord& r) {
   out.put_string(r.image);
-  out.put(r.image_stamp.size);
-  out.put(r.image_stamp.mtime);
-  out.put(r.label_stamp.size);
-  out.put(r.label_stamp.mtime);
+  put_stamp(out, r.image_stamp);
+  put_stamp(out, r.label_stamp);
   out.put(static_cast<std::uint8_t>(r.status));
   out.put(static_cast<std::int32_t>(r.width));
   out.put(static_cast<std::int32_t>(r.height));

@@ -30,6 +30,7 @@ struct DataLoader::Slot {
   torch::Tensor targets;                        // [B, capacity, 5] float32, grown by the consumer
   torch::Tensor counts;                         // [B] int64
   std::vector<std::vector<PixelBox>> boxes;     // per position, written by the workers
+  std::vector<std::string> failures;            // per position: why its image is unusable, or empty
   std::vector<std::size_t> indices;
   std::size_t batch = kNoBatch;
   std::size_t remaining = 0;                    // samples still being made
@@ -51,6 +52,7 @@ DataLoader::DataLoader(LoaderOptions options, SampleMakerFactory factory)
     slot->targets = host_buffer({batch, 1, 5}, torch::kFloat32, pinned);
     slot->counts = host_buffer({batch}, torch::kInt64, pinned);
     slot->boxes.resize(static_cast<std::size_t>(batch));
+    slot->failures.resize(static_cast<std::size_t>(batch));
     slots_.push_back(std::move(slot));
   }
   if (workers == 0) inline_maker_.push_back(factory_());
@@ -110,6 +112,7 @@ bool DataLoader::take_job(Job& job) {
     slot.batch = job.batch;
     slot.remaining = batches_[job.batch].size();
     slot.indices = batches_[job.batch];
+    for (auto& failure : slot.failures) failure.clear();
   }
   job.index = batches_[job.batch][job.position];
   job.fence = slot.fence;
@@ -167,6 +170,10 @@ void DataLoader::make_sample(SampleMaker& maker, const Job& job) {
       maker.make(index, job.mode, rng, out, boxes);
       return;
     } catch (const Error& e) {
+      if (!options_.replace_unusable) {
+        leave_out(job, e);
+        return;
+      }
       {
         std::lock_guard<std::mutex> lock(mutex_);
         if (warned_indices_.insert(index).second) {
@@ -176,6 +183,19 @@ void DataLoader::make_sample(SampleMaker& maker, const Job& job) {
       if (attempt + 1 >= dataset_size) throw;
       index = (index + 1) % dataset_size;
     }
+  }
+}
+
+void DataLoader::leave_out(const Job& job, const Error& error) {
+  auto& slot = slot_for(job.batch);
+  const int size = options_.imgsz;
+  std::fill_n(slot.images[static_cast<int64_t>(job.position)].data_ptr<std::uint8_t>(),
+              static_cast<std::size_t>(size) * static_cast<std::size_t>(size) * 3, std::uint8_t{0});
+  slot.boxes[job.position].clear();
+  slot.failures[job.position] = error.what();
+  std::lock_guard<std::mutex> lock(mutex_);
+  if (warned_indices_.insert(job.index).second) {
+    log::warn("leaving an image out of the evaluation: ", error.what());
   }
 }
 
@@ -240,7 +260,10 @@ std::optional<Batch> DataLoader::next() {
   auto device = uploader_->upload(host, slot.fence);
 
   std::vector<int64_t> host_counts(counts, counts + batch_size);
-  Batch batch{device.images, device.targets, device.counts, std::move(host_counts), slot.indices, k};
+  Batch batch{device.images, device.targets, device.counts, std::move(host_counts), slot.indices, k, {}};
+  for (std::size_t i = 0; i < slot.indices.size(); ++i) {
+    if (!slot.failures[i].empty()) batch.unusable.push_back({i, slot.failures[i]});
+  }
   lock.lock();
   ++next_batch_;
   if (!uploader_->hands_out_host_memory()) released_ = next_batch_;

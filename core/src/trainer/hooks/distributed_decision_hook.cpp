@@ -1,3 +1,4 @@
+#include "../resume_command.hpp"
 #include "hooks.hpp"
 #include "libreyolo/core/distributed/replica_state.hpp"
 #include "libreyolo/core/log/log.hpp"
@@ -16,9 +17,8 @@ class DistributedDecisionHook : public TrainHook {
     if (s.main_rank()) {
       decision = loop.stop_reason();
       if (decision == StopReason::none && InterruptGuard::requested()) {
-        log::warn("interrupted: every rank stops after epoch ", loop.epoch + 1, " (saved ",
-                  (s.run.weights / "last.pt").string(), "). Resume with: libreyolo-host train resume=true project=",
-                  s.config.project, " name=", s.run.root.filename().string());
+        log::warn("interrupted (", InterruptGuard::signal_name(), "): every rank stops after epoch ", loop.epoch + 1,
+                  " (", describe_on_disk(s.saved.files(), s.run.root), "). Resume with: ", resume_command(s.options, s.run));
         decision = StopReason::interrupted;
       }
     }

@@ -15,14 +15,15 @@ std::unique_ptr<TrainHook> epoch_schedule();
 std::unique_ptr<TrainHook> progress_line();
 // profile=true: the step profiler attached for its window; null when profile=false.
 std::unique_ptr<TrainHook> step_profiler(const Session& session);
-// One process: Ctrl-C ends the epoch after its current step, saves weights/last.pt as of the
-// previous epoch and stops the run (exit code 130).
+// One process: Ctrl-C or SIGTERM ends the epoch after its current step and stops the run
+// (exit code 130); weights/last.pt keeps the last finished epoch, nothing of this one.
 std::unique_ptr<TrainHook> interrupt();
 // Rank 0: validation every eval_interval epochs and at the last, best.pt on a new best mAP50-95.
 std::unique_ptr<TrainHook> validation();
 // Rank 0: results.csv / metrics.jsonl and the epoch's log line.
 std::unique_ptr<TrainHook> results();
-// Rank 0: weights/last.pt every epoch, epochN.pt every save_period epochs.
+// Rank 0: weights/last.pt at the start and every epoch, epochN.pt every save_period epochs;
+// removes temporary files of saves that never finished.
 std::unique_ptr<TrainHook> checkpoints();
 // Rank 0: stop when mAP50-95 has not improved for `patience` epochs.
 std::unique_ptr<TrainHook> early_stop();

@@ -1,4 +1,4 @@
-#include "../training_state.hpp"
+#include "../resume_command.hpp"
 #include "hooks.hpp"
 #include "libreyolo/core/log/log.hpp"
 #include "libreyolo/core/trainer/interrupt.hpp"
@@ -6,9 +6,13 @@
 namespace libreyolo::core::trainer::hooks {
 namespace {
 
-// A single process: the first Ctrl-C ends the epoch after the current step, keeps the last
-// finished epoch in weights/last.pt and stops. (Distributed ranks leave together at the epoch's
-// end instead: distributed_decision.)
+// A single process: the first Ctrl-C or SIGTERM ends the epoch after the current step and stops.
+// Nothing of the unfinished epoch is saved: weights/last.pt keeps the last finished epoch (or
+// the starting weights, hooks::checkpoints), whose weights, optimizer step count, schedule,
+// EMA, scaler and RNG all belong to one epoch boundary, so resume=true repeats the interrupted
+// epoch exactly as an uninterrupted run trains it. (Saving the mid-epoch weights as "the
+// previous epoch" made the resumed run count the interrupted epoch's steps twice: issue #20.)
+// Distributed ranks leave together at the epoch's end instead: distributed_decision.
 class InterruptHook : public TrainHook {
  public:
   void after_step(TrainLoop& loop) override {
@@ -19,10 +23,13 @@ class InterruptHook : public TrainHook {
     if (!InterruptGuard::requested()) return;
     const Session& s = loop.session;
     const auto last = s.run.weights / "last.pt";
-    save_checkpoint_file(s, last, loop.epoch - 1);
-    log::warn("interrupted during epoch ", loop.epoch + 1, ": saved ", last.string(),
-              ". Resume with: libreyolo-host train resume=true project=", s.config.project, " name=",
-              s.run.root.filename().string());
+    const int kept = s.saved.epochs_on_disk(last);
+    const std::string holds = kept < 0    ? "nothing was saved (every save of last.pt failed)"
+                              : kept == 0 ? last.string() + " holds the starting weights"
+                                          : last.string() + " holds epoch " + std::to_string(kept);
+    log::warn("interrupted (", InterruptGuard::signal_name(), ") during epoch ", loop.epoch + 1, ": ", holds,
+              "; the ", loop.step, loop.step == 1 ? " step" : " steps", " of epoch ", loop.epoch + 1,
+              " are not kept, so a resume trains it again exactly. Resume with: ", resume_command(s.options, s.run));
     loop.abandon_epoch(StopReason::interrupted);
   }
 };

@@ -21,6 +21,9 @@ struct LoadOptions {
   // Checkpoint::metadata from the command line (model=<family><size>) and reads
   // Checkpoint::missing_metadata for what it must supply.
   bool require_metadata = true;
+  // false: weights holding NaN or infinity are refused, naming the tensor (finite_weights.hpp).
+  // true only for tests of the codec itself.
+  bool allow_non_finite = false;
 };
 
 // Throws core::Error when the checkpoint would not satisfy LibreYOLO's schema (empty family,

@@ -23,6 +23,21 @@ RunFolder create_run_folder(const std::filesystem::path& project, const std::str
 // The folder of an existing run (resume=true): must hold weights/last.pt.
 RunFolder existing_run_folder(const std::filesystem::path& project, const std::string& name);
 
+// An exclusive lock on a run folder (flock on <root>/.lock, which holds the owner's pid), held
+// for the whole run: two runs writing one folder (name=x exist_ok=true twice at once) would
+// interleave results.csv and overwrite each other's args.yaml and weights. A second run is
+// refused with the holder's pid. The lock goes when the process ends, however it ends.
+class RunFolderLock {
+ public:
+  explicit RunFolderLock(const std::filesystem::path& root);  // throws core::Error when held
+  ~RunFolderLock();
+  RunFolderLock(const RunFolderLock&) = delete;
+  RunFolderLock& operator=(const RunFolderLock&) = delete;
+
+ private:
+  int fd_ = -1;
+};
+
 // args.yaml: every resolved option (config::report_options), and where its value came from,
 // for reproducing the run.
 void write_args_yaml(const std::filesystem::path& file, const std::vector<config::ReportedOption>& options);

@@ -44,6 +44,16 @@ struct TrainRequest {
   std::optional<distributed::RankEnvironment> ranks;
 };
 
+// A checkpoint file of the run as it is on disk when the run ends.
+struct CheckpointOnDisk {
+  std::filesystem::path path;
+  // Epochs of training it holds (0: the run's starting weights); -1: this run never wrote it.
+  int epochs = -1;
+  // The error of the latest save of this file when that save failed (the file on disk is then
+  // older, see epochs); empty when the latest save succeeded.
+  std::string failure;
+};
+
 struct TrainOutcome {
   RunFolder run;
   int epochs_completed = 0;
@@ -51,9 +61,17 @@ struct TrainOutcome {
   bool interrupted = false;   // Ctrl-C: last.pt saved, exit code 130
   bool stopped_early = false; // patience ran out
   std::vector<EpochRecord> epochs;  // what results.csv got, epoch by epoch
+  std::vector<CheckpointOnDisk> checkpoints;  // every file a save was attempted for, in order
+  std::string resume_command;  // the command line that continues this run, as it would be typed
+  // Whether some file's latest save failed: the run then ends with an error (exit code 1).
+  bool save_failed() const;
 };
 
 TrainOutcome train(const TrainRequest& request);
+
+// "weights/last.pt (after epoch 3), weights/best.pt (after epoch 2)": what the run's checkpoint
+// files hold on disk, paths relative to `root` ("no checkpoint" when none was written).
+std::string describe_on_disk(const std::vector<CheckpointOnDisk>& files, const std::filesystem::path& root);
 
 // The error a run ends with when the device runs out of memory: names the batch size and
 // input size and says what to lower. `detail` is the allocator's own first line.

@@ -45,11 +45,21 @@ class Validator {
   // The evaluator of the last run (ground truth and detections, for the JSON writers).
   const eval::CocoEvaluator& evaluator() const { return evaluator_; }
 
+  // Images of the last run that could not be decoded: left out of the evaluation entirely
+  // (their image, ground-truth instances and predictions), each with the error naming it.
+  const std::vector<std::string>& left_out() const { return left_out_; }
+  // Images of the split (evaluated = images() - left_out().size()).
+  std::size_t images() const { return split_->labels.size(); }
+
  private:
   std::shared_ptr<const data::SplitSamples> split_;
   ValidationOptions options_;
   data::DataLoader loader_;
   eval::CocoEvaluator evaluator_;
+  std::vector<std::string> left_out_;
 };
+
+// "7 of 8 images evaluated; 1 could not be decoded and was left out: ...", or empty when none was.
+std::string describe_left_out(const Validator& validator);
 
 }  // namespace libreyolo::core::trainer

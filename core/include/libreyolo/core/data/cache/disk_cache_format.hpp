@@ -1,12 +1,12 @@
 #pragma once
-// The disk image cache file (version 1, native byte order; a cache, rebuilt whenever it does
+// The disk image cache file (version 2, native byte order; a cache, rebuilt whenever it does
 // not read back exactly):
 //
 //   [0, 4096)           preamble: "LYIMGCH\0", u32 version, i32 imgsz, u64 image count,
 //                       u64 pixel_bytes, u64 index_bytes, u64 index checksum,
 //                       u64 checksum of the preamble before it; zero padding
 //   [4096, +pixel_bytes) pixels: RGB HWC uint8 of every decoded image at its offset
-//   [.., +index_bytes)  index, per image: string path, i64 file size, i64 mtime,
+//   [.., +index_bytes)  index, per image: string path, i64 file size, i64 mtime, i64 ctime, u64 inode,
 //                       i32 original w, h, i32 resized w, h, u64 offset (into the pixels),
 //                       string failure (empty: decoded fine)
 //

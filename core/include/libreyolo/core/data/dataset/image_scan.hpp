@@ -12,13 +12,18 @@
 namespace libreyolo::core::data {
 
 // Identity of a file's contents as cheaply as the filesystem can give it (one stat, no open).
+// Size and mtime alone miss an edit that keeps both (mtime can be set back, clocks are coarse):
+// the status-change time moves on every write and cannot be set by the user, and an editor
+// that saves by replacing the file gives it a new inode.
 struct FileStamp {
   std::int64_t size = -1;  // -1: the file does not exist
-  std::int64_t mtime = 0;  // modification time, filesystem clock ticks
+  std::int64_t mtime = 0;  // modification time, nanoseconds since the epoch
+  std::int64_t ctime = 0;  // status-change time, nanoseconds since the epoch
+  std::uint64_t inode = 0;
 
   bool exists() const { return size >= 0; }
   friend bool operator==(const FileStamp& a, const FileStamp& b) {
-    return a.size == b.size && a.mtime == b.mtime;
+    return a.size == b.size && a.mtime == b.mtime && a.ctime == b.ctime && a.inode == b.inode;
   }
   friend bool operator!=(const FileStamp& a, const FileStamp& b) { return !(a == b); }
 };

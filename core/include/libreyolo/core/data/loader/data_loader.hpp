@@ -19,11 +19,13 @@
 #include <mutex>
 #include <optional>
 #include <set>
+#include <string>
 #include <thread>
 #include <vector>
 
 #include "libreyolo/core/data/loader/epoch_sampler.hpp"
 #include "libreyolo/core/data/loader/sample_maker.hpp"
+#include "libreyolo/core/error.hpp"
 
 namespace libreyolo::core::data {
 
@@ -37,6 +39,16 @@ struct LoaderOptions {
   // call of next() (saves a copy of every batch; the trainer and `bench data` use it). CUDA
   // batches are device copies either way.
   bool reuse_batch_memory = false;
+  // An image that cannot be decoded: training lets another image take its place (the epoch
+  // keeps its size); validation must not (that image's predictions would be scored against
+  // the broken image's ground truth), so it gets a blank sample listed in Batch::unusable.
+  bool replace_unusable = true;
+};
+
+// A sample of a batch whose image could not be made (replace_unusable=false).
+struct UnusableSample {
+  std::size_t position = 0;  // in the batch
+  std::string reason;        // the error, naming the file
 };
 
 // A batch on the training device.
@@ -47,6 +59,7 @@ struct Batch {
   std::vector<int64_t> host_counts;  // the same counts on the host (no device read needed)
   std::vector<std::size_t> indices;  // dataset indices, for evaluation and debugging
   std::size_t step = 0;              // position in the epoch
+  std::vector<UnusableSample> unusable;  // blank samples standing for images that failed
 };
 
 class BatchUploader;
@@ -82,6 +95,7 @@ class DataLoader {
   bool take_job(Job& job);
   void worker_loop(std::size_t worker);
   void make_sample(SampleMaker& maker, const Job& job);
+  void leave_out(const Job& job, const Error& error);
   Slot& slot_for(std::size_t batch);
   void stop_workers();
 
