@@ -57,15 +57,17 @@ torch::Tensor negative_queries(const DenoisingLayout& layout, const torch::Devic
 }
 
 // Boxes [B, Ndn, 4] cxcywh moved by the noise: each corner by sign * (uniform, + 1 for negatives)
-// half-sizes * scale, clipped to the image, back to cxcywh.
+// half-sizes * scale, clipped to the image, back to cxcywh; with flip_negative_sizes, abs() of the
+// result (cx, cy are never negative, so only crossed widths and heights change).
 torch::Tensor noised_boxes(const torch::Tensor& boxes, const torch::Tensor& negative, const DenoisingNoise& noise,
-                           double scale) {
+                           double scale, bool flip_negative_sizes) {
   const auto corners = losses::xywh_to_xyxy(boxes);
   const auto reach = (boxes.narrow(-1, 2, 2) * 0.5).repeat({1, 1, 2}) * scale;
   const auto uniform = noise.box_uniform.to(boxes.dtype());
   const auto magnitude = torch::where(negative.view({1, -1, 1}), uniform + 1.0, uniform);
   const auto moved = (corners + magnitude * noise.box_sign.to(boxes.dtype()) * reach).clamp(0.0, 1.0);
-  return losses::xyxy_to_xywh(moved);
+  const auto cxcywh = losses::xyxy_to_xywh(moved);
+  return flip_negative_sizes ? cxcywh.abs() : cxcywh;
 }
 
 // [Ndn + Q, Ndn + Q], true = blocked: a denoising query sees only its own group (and the matching
@@ -145,7 +147,7 @@ DenoisingQueries make_denoising_queries(const torch::Tensor& gt_labels, const to
     const auto flip = (noise.label_uniform < config.label_noise_ratio * 0.5) & valid;
     labels = torch::where(flip, noise.new_label.to(torch::kLong), labels);
   }
-  if (config.box_noise_scale > 0.0) boxes = noised_boxes(boxes, negative, noise, config.box_noise_scale);
+  if (config.box_noise_scale > 0.0) boxes = noised_boxes(boxes, negative, noise, config.box_noise_scale, config.flip_negative_sizes);
   const auto query_index = torch::arange(layout.num_queries_dn, torch::dtype(torch::kLong).device(gt_labels.device()));
   const auto matched = torch::where(valid & negative.logical_not().unsqueeze(0), query_index.remainder(2 * m),
                                     torch::full_like(query_index, -1));

@@ -88,3 +88,24 @@ TEST_CASE("capture policy: settings are validated; shapes print as NxCxHxW") {
   CHECK(shape_text({16, 3, 640, 640}) == "16x3x640x640");
   CHECK(shape_text({}).empty());
 }
+
+TEST_CASE("capture policy: an epoch's eager batches by shape, and the note that names multi_scale=false") {
+  CapturePolicy policy;
+  for (int i = 0; i < 4; ++i) policy.decide(kTrain);  // eager, eager, capture (not captured: asked again)
+  policy.captured(kTrain);
+  policy.decide(kTrain);  // replay
+  policy.decide(kScaled);
+  policy.decide(kScaled);
+  const auto eager = policy.take_epoch_eager();
+  REQUIRE(eager.size() == 2);
+  CHECK(eager.at(kTrain) == 2);
+  CHECK(eager.at(kScaled) == 2);
+  CHECK(policy.take_epoch_eager().empty());  // the next epoch counts afresh
+  const auto note = eager_epoch_note(eager, 7, policy.settings(), policy.graphs_held(), /*multi_scale=*/true);
+  CHECK(note.find("4 of this epoch's 7 batches ran eager, in 2 shapes not yet seen 3 times") != std::string::npos);
+  CHECK(note.find("16x3x512x512 (2)") != std::string::npos);
+  CHECK(note.find("multi_scale=false") != std::string::npos);
+  CHECK(eager_epoch_note(eager, 7, policy.settings(), 1, /*multi_scale=*/false).find("multi_scale") ==
+        std::string::npos);
+  CHECK(eager_epoch_note({}, 7, policy.settings(), 1, true).empty());
+}

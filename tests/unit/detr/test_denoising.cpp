@@ -140,6 +140,24 @@ TEST_CASE("make_denoising_queries: positives move less than half a box, negative
   CHECK(xyxy(boxes[0][5])[2].item<float>() == doctest::Approx(1.0).epsilon(1e-4));
 }
 
+TEST_CASE("make_denoising_queries: crossed corners of a negative flip to a positive size only when asked (D-FINE)") {
+  const auto b = batch();
+  detr::DenoisingConfig config{7, 0.0, 1.0};
+  const auto layout = detr::denoising_layout(b.counts, config);
+  // uniform 0.9 on a negative: 1.9 half-sizes. Signs +1 on x1/y1 and -1 on x2/y2 move the corners
+  // towards each other past the centre: image 0, box 0 (corners 0.4, 0.3, 0.6, 0.7; half-sizes
+  // 0.1, 0.2) becomes x1 0.59 > x2 0.41, y1 0.68 > y2 0.32, i.e. w -0.18, h -0.36 before the flip.
+  auto noise = fixed_noise(layout, 3, 0.9, 1.0);
+  noise.box_sign.narrow(2, 2, 2).fill_(-1.0);
+  // RT-DETR's rule (the default): the negative sizes reach inverse_sigmoid, which clamps them to 0.
+  const auto kept = torch::sigmoid(queries_for(b, config, noise, layout).bbox_unact);
+  CHECK(torch::allclose(kept[0][3], torch::tensor({0.5f, 0.5f, 1e-5f, 1e-5f}), 1e-4, 1e-6));
+  config.flip_negative_sizes = true;
+  const auto flipped = torch::sigmoid(queries_for(b, config, noise, layout).bbox_unact);
+  CHECK(torch::allclose(flipped[0][3], torch::tensor({0.5f, 0.5f, 0.18f, 0.36f}), 1e-4, 1e-4));
+  CHECK(torch::equal(flipped[0][0], kept[0][0]));  // positives do not cross
+}
+
 TEST_CASE("draw_denoising_noise: a seeded generator gives the same queries twice, another seed others") {
   const auto b = batch();
   const detr::DenoisingConfig config{7, 0.5, 1.0};

@@ -27,6 +27,10 @@ struct DenoisingConfig {
   int64_t num_denoising = 100;    // target number of denoising queries; <= 0 turns denoising off
   double label_noise_ratio = 0.5;  // a real GT's label is replaced with probability ratio / 2
   double box_noise_scale = 1.0;    // box corners move by up to scale * half the box size
+  // A negative's corners can cross (x1 past x2), leaving a negative width or height. LibreYOLO's
+  // D-FINE flips it to positive (input_query_bbox[input_query_bbox < 0] *= -1); its RT-DETR
+  // keeps it, so inverse_sigmoid maps that size to its lower clamp (about -11.5).
+  bool flip_negative_sizes = false;
 };
 
 struct DenoisingLayout {

@@ -1,0 +1,29 @@
+#include "anchors.hpp"
+
+#include <torch/torch.h>
+
+#include <cmath>
+#include <vector>
+
+namespace libreyolo::dfine {
+
+EncoderAnchors make_encoder_anchors(const sdk::detr::SpatialShapes& shapes, const torch::TensorOptions& options,
+                                    double grid_size, double eps) {
+  const auto f32 = torch::TensorOptions().dtype(torch::kFloat32);
+  std::vector<torch::Tensor> levels;
+  for (size_t level = 0; level < shapes.size(); ++level) {
+    const auto [h, w] = shapes[level];
+    const auto ys = (torch::arange(h, f32) + 0.5) / static_cast<double>(h);
+    const auto xs = (torch::arange(w, f32) + 0.5) / static_cast<double>(w);
+    const auto grid = torch::meshgrid({ys, xs}, "ij");
+    const auto wh = torch::full({h * w, 2}, grid_size * std::pow(2.0, static_cast<double>(level)), f32);
+    levels.push_back(torch::cat({torch::stack({grid[1].reshape(-1), grid[0].reshape(-1)}, 1), wh}, 1));
+  }
+  auto anchors = torch::cat(levels, 0).unsqueeze(0);
+  const auto valid = ((anchors > eps) & (anchors < 1.0 - eps)).all(-1, /*keepdim=*/true);
+  auto logits = torch::log(anchors / (1.0 - anchors));
+  logits = torch::where(valid, logits, torch::full({}, INFINITY, f32));
+  return {logits.to(options), valid.to(options.device())};
+}
+
+}  // namespace libreyolo::dfine

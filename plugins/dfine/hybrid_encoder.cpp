@@ -1,0 +1,142 @@
+#include "hybrid_encoder.hpp"
+
+#include <torch/torch.h>
+
+#include <cmath>
+#include <stdexcept>
+#include <string>
+
+namespace libreyolo::dfine {
+namespace {
+
+void fail(const std::string& what) { throw std::invalid_argument("D-FINE HybridEncoder: " + what); }
+
+void check_options(const HybridEncoderOptions& o) {
+  const auto levels = static_cast<int64_t>(o.in_channels.size());
+  if (levels < 1) fail("in_channels is empty; pass the backbone's out_channels()");
+  for (const auto c : o.in_channels)
+    if (c <= 0) fail("in_channels must be positive, got " + std::to_string(c));
+  if (o.hidden_dim <= 0 || o.nhead <= 0 || o.hidden_dim % o.nhead != 0 || o.hidden_dim % 4 != 0)
+    fail("hidden_dim (" + std::to_string(o.hidden_dim) + ") must be a positive multiple of nhead (" +
+         std::to_string(o.nhead) + ") and of 4 (the sin-cos position embedding)");
+  if (o.dim_feedforward <= 0) fail("dim_feedforward must be positive, got " + std::to_string(o.dim_feedforward));
+  if (!(o.expansion > 0.0)) fail("expansion must be positive, got " + std::to_string(o.expansion));
+  if (!(o.depth_mult >= 0.0)) fail("depth_mult must be non-negative, got " + std::to_string(o.depth_mult));
+  if (o.num_encoder_layers < 0) fail("num_encoder_layers must be >= 0, got " + std::to_string(o.num_encoder_layers));
+  for (const auto i : o.use_encoder_idx)
+    if (i < 0 || i >= levels)
+      fail("use_encoder_idx entry " + std::to_string(i) + " is not an input level (0.." + std::to_string(levels - 1) +
+           ")");
+}
+
+template <typename Module>
+std::shared_ptr<Module> add(const std::shared_ptr<torch::nn::ModuleListImpl>& list, std::shared_ptr<Module> module) {
+  list->push_back(module);
+  return module;
+}
+
+torch::nn::Sequential projection(int64_t in_channels, int64_t hidden) {
+  torch::nn::Sequential seq;
+  seq->push_back("conv", torch::nn::Conv2d(torch::nn::Conv2dOptions(in_channels, hidden, 1).bias(false)));
+  seq->push_back("norm", sdk::BatchNorm2d(torch::nn::BatchNorm2dOptions(hidden)));
+  return seq;
+}
+
+}  // namespace
+
+HybridEncoderImpl::HybridEncoderImpl(const HybridEncoderOptions& options) : options_(options) {
+  check_options(options);
+  auto input_proj = register_module("input_proj", torch::nn::ModuleList());
+  for (const auto channels : options.in_channels) {
+    input_proj_.push_back(projection(channels, options.hidden_dim));
+    input_proj->push_back(input_proj_.back().ptr());
+  }
+  auto encoder = register_module("encoder", torch::nn::ModuleList());
+  const AifiLayerOptions layer{options.hidden_dim, options.nhead, options.dim_feedforward};
+  for (size_t i = 0; i < options.use_encoder_idx.size(); ++i) {
+    encoders_.push_back(add(encoder, std::make_shared<Aifi>(layer, options.num_encoder_layers)));
+    // Deep copies of one layer in LibreYOLO: every encoder starts from the same weights.
+    if (i > 0) copy_parameters(*encoders_.front(), *encoders_.back());
+  }
+  build_ccff();
+}
+
+void HybridEncoderImpl::build_ccff() {
+  const int64_t hidden = options_.hidden_dim;
+  // LibreYOLO: round(expansion * hidden_dim // 2) (a float floor division, then rounding) and
+  // round(3 * depth_mult), Python's round: half to even, which std::nearbyint does by default.
+  const auto c4 = static_cast<int64_t>(std::nearbyint(std::floor(options_.expansion * static_cast<double>(hidden) / 2.0)));
+  const auto blocks = static_cast<int64_t>(std::nearbyint(3.0 * options_.depth_mult));
+  auto lateral_convs = register_module("lateral_convs", torch::nn::ModuleList());
+  auto fpn_blocks = register_module("fpn_blocks", torch::nn::ModuleList());
+  auto downsample_convs = register_module("downsample_convs", torch::nn::ModuleList());
+  auto pan_blocks = register_module("pan_blocks", torch::nn::ModuleList());
+  for (size_t i = 0; i + 1 < options_.in_channels.size(); ++i) {
+    lateral_convs_.push_back(add(lateral_convs, conv_norm(hidden, hidden, 1, 1, false)));
+    fpn_blocks_.push_back(add(fpn_blocks, std::make_shared<RepNCSPELAN4>(2 * hidden, hidden, 2 * hidden, c4, blocks)));
+  }
+  for (size_t i = 0; i + 1 < options_.in_channels.size(); ++i) {
+    // LibreYOLO wraps each SCDown in an nn.Sequential: keys downsample_convs.<i>.0.*.
+    torch::nn::Sequential wrapper;
+    downsample_convs_.push_back(std::make_shared<SCDown>(hidden, hidden, 3, 2));
+    wrapper->push_back("0", downsample_convs_.back());
+    downsample_convs->push_back(wrapper.ptr());
+    pan_blocks_.push_back(add(pan_blocks, std::make_shared<RepNCSPELAN4>(2 * hidden, hidden, 2 * hidden, c4, blocks)));
+  }
+}
+
+torch::Tensor HybridEncoderImpl::position_embedding(int64_t h, int64_t w, const torch::Tensor& like) {
+  for (const auto& cached : embeddings_)
+    if (cached.h == h && cached.w == w && cached.device == like.device() && cached.dtype == like.scalar_type())
+      return cached.value;
+  // LibreYOLO builds it in float32 and casts to the features' dtype when adding it.
+  auto value = sincos_position_embedding_2d(w, h, options_.hidden_dim, options_.pe_temperature, like.device())
+                   .to(like.scalar_type());
+  embeddings_.push_back({h, w, like.device(), like.scalar_type(), value});
+  return value;
+}
+
+torch::Tensor HybridEncoderImpl::run_aifi(size_t encoder, const torch::Tensor& projected) {
+  const auto n = projected.size(0), h = projected.size(2), w = projected.size(3);
+  const auto tokens = projected.flatten(2).permute({0, 2, 1});  // [N, H * W, C]
+  const auto memory = encoders_[encoder]->forward(tokens, position_embedding(h, w, tokens));
+  return memory.permute({0, 2, 1}).reshape({n, options_.hidden_dim, h, w}).contiguous();
+}
+
+std::vector<torch::Tensor> HybridEncoderImpl::forward(const std::vector<torch::Tensor>& feats) {
+  const size_t levels = options_.in_channels.size();
+  TORCH_CHECK(feats.size() == levels, "D-FINE HybridEncoder: expected ", levels,
+              " feature maps (one per in_channels entry), got ", feats.size());
+  std::vector<torch::Tensor> projected;
+  for (size_t i = 0; i < levels; ++i) {
+    TORCH_CHECK(feats[i].dim() == 4 && feats[i].size(1) == options_.in_channels[i], "D-FINE HybridEncoder: level ", i,
+                " must be [N, ", options_.in_channels[i], ", H, W], got ", feats[i].sizes());
+    projected.push_back(input_proj_[i]->forward(feats[i]));
+  }
+  if (options_.num_encoder_layers > 0) {
+    for (size_t i = 0; i < options_.use_encoder_idx.size(); ++i) {
+      const auto level = static_cast<size_t>(options_.use_encoder_idx[i]);
+      projected[level] = run_aifi(i, projected[level]);
+    }
+  }
+  // Top-down: inner[i] is level i's fused map; the coarser map passes its lateral conv first,
+  // and the PAN below reads that lateral output.
+  std::vector<torch::Tensor> inner(levels);
+  inner[levels - 1] = projected[levels - 1];
+  for (size_t level = levels - 1; level > 0; --level) {
+    const size_t k = levels - 1 - level;
+    inner[level] = lateral_convs_[k]->forward(inner[level]);
+    const auto upsampled = torch::nn::functional::interpolate(
+        inner[level],
+        torch::nn::functional::InterpolateFuncOptions().scale_factor(std::vector<double>{2.0, 2.0}).mode(torch::kNearest));
+    inner[level - 1] = fpn_blocks_[k]->forward(torch::cat({upsampled, projected[level - 1]}, 1));
+  }
+  std::vector<torch::Tensor> outs{inner[0]};
+  for (size_t level = 0; level + 1 < levels; ++level) {
+    const auto downsampled = downsample_convs_[level]->forward(outs.back());
+    outs.push_back(pan_blocks_[level]->forward(torch::cat({downsampled, inner[level + 1]}, 1)));
+  }
+  return outs;
+}
+
+}  // namespace libreyolo::dfine
