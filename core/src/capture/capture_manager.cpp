@@ -87,6 +87,13 @@ std::vector<torch::Tensor> CaptureManager::forward(const torch::Tensor& images) 
   return model_.forward_capturable(images);
 }
 
+void CaptureManager::end_epoch(int batches, bool multi_scale) {
+  const auto eager = policy_.take_epoch_eager();
+  if (!active()) return;
+  const auto note = eager_epoch_note(eager, batches, policy_.settings(), graphs_.size(), multi_scale);
+  if (!note.empty()) log::info("cuda_graph: ", note);
+}
+
 void CaptureManager::drop_graphs_if_announced() {
   const auto generation = model_.capture_generation();
   if (generation == generation_) return;

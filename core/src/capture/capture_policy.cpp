@@ -31,6 +31,7 @@ StepDecision CapturePolicy::decide(const Shape& shape) {
     decision.plan = StepPlan::capture;
     return decision;
   }
+  ++epoch_eager_[shape];
   if (noted_eager_.insert(shape).second) {
     decision.eager_note =
         room ? sdk::str_cat("batch shape ", shape_text(shape), " runs eager until it has been seen ",
@@ -42,6 +43,36 @@ StepDecision CapturePolicy::decide(const Shape& shape) {
 }
 
 void CapturePolicy::captured(const Shape& shape) { graphs_.insert(shape); }
+
+std::map<Shape, int> CapturePolicy::take_epoch_eager() {
+  std::map<Shape, int> taken;
+  taken.swap(epoch_eager_);
+  return taken;
+}
+
+std::string eager_epoch_note(const std::map<Shape, int>& eager, int batches, const CaptureSettings& settings,
+                             std::size_t graphs_held, bool multi_scale) {
+  int eager_batches = 0;
+  for (const auto& entry : eager) eager_batches += entry.second;
+  if (eager_batches == 0) return "";
+  constexpr std::size_t kShapesNamed = 6;
+  std::string shapes;
+  std::size_t named = 0;
+  for (const auto& [shape, count] : eager) {
+    if (named++ == kShapesNamed) break;
+    shapes += sdk::str_cat(shapes.empty() ? "" : ", ", shape_text(shape), " (", count, ")");
+  }
+  if (eager.size() > kShapesNamed) shapes += sdk::str_cat(" and ", eager.size() - kShapesNamed, " more");
+  const bool full = static_cast<int>(graphs_held) >= settings.max_graphs;
+  auto note = sdk::str_cat(eager_batches, " of this epoch's ", batches, " batches ran eager, in ", eager.size(),
+                           " shapes ", full ? "without a graph slot or " : "", "not yet seen ",
+                           settings.repeats_before_capture, " times: ", shapes);
+  if (multi_scale) {
+    note += "; multi-scale gives each batch one of several sizes, so shapes rarely repeat: multi_scale=false "
+            "lets every batch replay one graph";
+  }
+  return note;
+}
 
 void CapturePolicy::invalidate() {
   graphs_.clear();

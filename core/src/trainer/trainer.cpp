@@ -110,6 +110,7 @@ TrainOutcome train(const TrainRequest& request) {
     policies.push_back(hooks::checkpoints());
     policies.push_back(hooks::early_stop());
   }
+  policies.push_back(hooks::capture_report());  // after the epoch's own line
   if (s.collectives) policies.push_back(hooks::distributed_decision());
   run_epochs(loop, policies);
   return end_run(loop);

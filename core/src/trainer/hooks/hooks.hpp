@@ -11,6 +11,8 @@ namespace libreyolo::core::trainer::hooks {
 // The recipe's epoch schedule: augmentation pipeline, multi-scale, EMA decay, detector
 // events, capture invalidation, each announced in one log line.
 std::unique_ptr<TrainHook> epoch_schedule();
+// cuda_graph=true: after an epoch whose batches partly ran eager, one line with their shapes.
+std::unique_ptr<TrainHook> capture_report();
 // The console progress line of each epoch (drawn on rank 0's terminal only).
 std::unique_ptr<TrainHook> progress_line();
 // profile=true: the step profiler attached for its window; null when profile=false.

@@ -58,6 +58,9 @@ class CaptureManager {
 
   // True while graphs may still be used (false when refused or after a failure).
   bool active() const { return recorder_ != nullptr && !policy_.disabled(); }
+
+  // After each epoch: one log line if some of its `batches` ran eager (eager_epoch_note).
+  void end_epoch(int batches, bool multi_scale);
   const CaptureCounters& counters() const { return counters_; }
   // Device memory the held graphs keep for themselves (their private pools), in GB.
   double graph_memory_gb() const;

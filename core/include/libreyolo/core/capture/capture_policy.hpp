@@ -35,6 +35,11 @@ struct StepDecision {
   std::string eager_note;
 };
 
+// The end-of-epoch line about batches that ran eager (empty when none did): how many, in which
+// shapes, and the lever when multi-scale is why shapes do not repeat (the DETR trap of docs/design.md#cuda-graphs).
+std::string eager_epoch_note(const std::map<Shape, int>& eager, int batches, const CaptureSettings& settings,
+                             std::size_t graphs_held, bool multi_scale);
+
 class CapturePolicy {
  public:
   explicit CapturePolicy(CaptureSettings settings = {});
@@ -52,6 +57,10 @@ class CapturePolicy {
   void disable();
   bool disabled() const { return disabled_; }
 
+  // The batches of the epoch that ran eager while capture was on, by shape; counting starts
+  // again for the next epoch.
+  std::map<Shape, int> take_epoch_eager();
+
   bool holds_graph(const Shape& shape) const { return graphs_.count(shape) > 0; }
   std::size_t graphs_held() const { return graphs_.size(); }
   const CaptureSettings& settings() const { return settings_; }
@@ -61,6 +70,7 @@ class CapturePolicy {
   std::map<Shape, int> sightings_;
   std::set<Shape> graphs_;
   std::set<Shape> noted_eager_;  // shapes whose eager run was already logged
+  std::map<Shape, int> epoch_eager_;
   bool disabled_ = false;
 };
 
