@@ -8,7 +8,7 @@ validation is switched off; our evaluator scores predictions where needed.
 Usage:
   PYTHONPATH=.reference python3 tests/python/libreyolo_reference_train.py OUT_DIR FAMILY SIZE \
       COCO128_DIR [key=value ...]
-FAMILY is yolo9, yolox, rtmdet or rtdetr; the train split is COCO128's 128 train images (val points at the same
+FAMILY is yolo9, yolox, rtmdet, rtdetr or dfine; the train split is COCO128's 128 train images (val points at the same
 images); key=value pairs go to LibreYOLO's model.train() (e.g. epochs=100 seed=0 batch=16).
 Writes OUT_DIR/reference_train.json: the per-epoch loss, its components and epoch seconds.
 """
@@ -65,11 +65,12 @@ def main():
     overrides = {key: typed(value) for key, value in overrides.items()}
     import libreyolo
     model_class = {"yolo9": libreyolo.LibreYOLO9, "yolox": libreyolo.LibreYOLOX, "rtmdet": libreyolo.LibreRTMDet,
-                   "rtdetr": libreyolo.LibreRTDETR}[family]
+                   "rtdetr": libreyolo.LibreRTDETR, "dfine": libreyolo.LibreDFINE}[family]
     on_cpu = str(overrides.get("device", "0")) == "cpu"  # a smoke test without a GPU
     model = model_class(None, size=size, nb_classes=80, device="cpu" if on_cpu else "cuda")
     recorder = EpochRecorder()
-    settings = dict(batch=16, imgsz=640, device="0", workers=8, amp=True, seed=0,
+    # Each family's own precision: D-FINE's DFINEConfig trains in float32 (amp=False).
+    settings = dict(batch=16, imgsz=640, device="0", workers=8, amp=family != "dfine", seed=0,
                     eval_interval=10**9, save_period=10**9, save_plots=False,
                     project=str(out / "runs"), name=f"{family}{size}", exist_ok=True)
     settings.update(overrides)
