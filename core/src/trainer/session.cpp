@@ -62,10 +62,12 @@ void note_skip_streak(Session& s, int streak, bool each_step) {
   }
 }
 
-// A user who turns on mixed precision for a family that declares it off hears why, once.
+// A user who turns on float16 autocast for a family that declares mixed precision off hears
+// why, once (bfloat16 keeps float32's range, and on the CPU amp has no effect: nothing to say).
 void warn_if_amp_against_family(const Session& s) {
   const auto& policy = s.family->policy;
-  if (!s.config.amp || policy.amp || policy.amp_off_reason.empty()) return;
+  const bool float16 = s.precision.autocast && s.precision.dtype == torch::kFloat16;
+  if (!float16 || policy.amp || policy.amp_off_reason.empty()) return;
   log::warn(s.family->info.name, " trains in float32 by default: ", policy.amp_off_reason,
             "; amp=true was asked for, so watch for non-finite losses (amp=false is the default)");
 }
