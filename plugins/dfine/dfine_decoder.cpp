@@ -53,7 +53,7 @@ DfineDecoderImpl::DfineDecoderImpl(const DfineConfig& config, int64_t num_classe
   // Own parameters and buffers first: PyTorch's state_dict lists them before the children.
   up = register_parameter("up", torch::full({1}, 0.5), /*requires_grad=*/false);
   reg_scale = register_parameter("reg_scale", torch::full({1}, config.reg_scale), /*requires_grad=*/false);
-  const auto initial = make_encoder_anchors(eval_shapes(), torch::TensorOptions().dtype(torch::kFloat32));
+  const auto initial = sdk::detr::make_encoder_anchors(eval_shapes(), torch::TensorOptions().dtype(torch::kFloat32));
   anchors = register_buffer("anchors", initial.logits);
   valid_mask = register_buffer("valid_mask", initial.valid);
   input_proj = register_module("input_proj", torch::nn::ModuleList());
@@ -90,7 +90,7 @@ sdk::detr::SpatialShapes DfineDecoderImpl::eval_shapes() const {
 
 void DfineDecoderImpl::reset_anchor_buffers() {
   torch::NoGradGuard no_grad;
-  const auto fresh = make_encoder_anchors(eval_shapes(), anchors.options());
+  const auto fresh = sdk::detr::make_encoder_anchors(eval_shapes(), anchors.options());
   anchors.copy_(fresh.logits);
   valid_mask.copy_(fresh.valid);
 }

@@ -31,7 +31,7 @@
 #include <tuple>
 #include <vector>
 
-#include "anchors.hpp"
+#include "libreyolo/sdk/detr/query_anchors.hpp"
 #include "config.hpp"
 #include "decoder_layer.hpp"
 #include "libreyolo/sdk/detr/denoising.hpp"
@@ -89,7 +89,7 @@ class DfineDecoderImpl : public torch::nn::Module {
                                                                int64_t width);
   LayerOutputs run_layers(torch::Tensor target, const torch::Tensor& reference_unact, const DecoderMemory& memory,
                           const torch::Tensor& attn_mask);
-  EncoderAnchors anchors_for(const sdk::detr::SpatialShapes& shapes, const torch::TensorOptions& options);
+  sdk::detr::EncoderAnchors anchors_for(const sdk::detr::SpatialShapes& shapes, const torch::TensorOptions& options);
   sdk::detr::SpatialShapes eval_shapes() const;
   void reset_parameters();
 
@@ -107,7 +107,7 @@ class DfineDecoderImpl : public torch::nn::Module {
   torch::nn::ModuleList dec_score_head;
   Mlp pre_bbox_head{nullptr};
   torch::nn::ModuleList dec_bbox_head;
-  std::map<std::tuple<std::vector<int64_t>, std::string, int>, EncoderAnchors> anchor_cache_;
+  std::map<std::tuple<std::vector<int64_t>, std::string, int>, sdk::detr::EncoderAnchors> anchor_cache_;
   NoiseSource noise_source_;
 };
 TORCH_MODULE(DfineDecoder);

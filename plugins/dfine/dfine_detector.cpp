@@ -3,7 +3,7 @@
 #include <torch/torch.h>
 
 #include "decoder_outputs.hpp"
-#include "input_scale.hpp"
+#include "libreyolo/sdk/detr/query_anchors.hpp"
 #include "libreyolo/sdk/losses/box_ops.hpp"
 
 namespace libreyolo::dfine {
@@ -57,7 +57,7 @@ sdk::Candidates DfineDetector::decode(const std::vector<torch::Tensor>& outputs)
   const auto boxes = outputs.at(outputs::dec_boxes);
   const auto size = outputs.at(outputs::input_size);
   const auto height = size[0].item<int64_t>(), width = size[1].item<int64_t>();
-  const auto scale = xywh_scale(height, width, boxes.options().dtype(torch::kFloat32));
+  const auto scale = sdk::detr::xywh_scale(height, width, boxes.options().dtype(torch::kFloat32));
   sdk::Candidates c;
   c.scores = torch::sigmoid(logits[logits.size(0) - 1].to(torch::kFloat32));
   c.boxes = sdk::losses::xywh_to_xyxy(boxes[boxes.size(0) - 1].to(torch::kFloat32)) * scale;

@@ -4,7 +4,7 @@
 #include <torch/torch.h>
 
 #include "dfine_decoder.hpp"
-#include "input_scale.hpp"
+#include "libreyolo/sdk/detr/query_anchors.hpp"
 
 namespace libreyolo::dfine {
 namespace {
@@ -24,14 +24,14 @@ std::vector<int64_t> flat_shapes(const sdk::detr::SpatialShapes& shapes) {
 // Evaluation at eval_size reads the buffers, as LibreYOLO does (a loaded checkpoint's anchors
 // are what it evaluates with); training and other sizes use generated anchors, cached per
 // (shapes, device, dtype) because they are constants of the shapes.
-EncoderAnchors DfineDecoderImpl::anchors_for(const sdk::detr::SpatialShapes& shapes,
+sdk::detr::EncoderAnchors DfineDecoderImpl::anchors_for(const sdk::detr::SpatialShapes& shapes,
                                              const torch::TensorOptions& options) {
   if (!is_training() && flat_shapes(shapes) == flat_shapes(eval_shapes()))
     return {anchors.to(options.dtype()), valid_mask};
   const auto key = std::make_tuple(flat_shapes(shapes), options.device().str(),
                                    static_cast<int>(options.dtype().toScalarType()));
   auto found = anchor_cache_.find(key);
-  if (found == anchor_cache_.end()) found = anchor_cache_.emplace(key, make_encoder_anchors(shapes, options)).first;
+  if (found == anchor_cache_.end()) found = anchor_cache_.emplace(key, sdk::detr::make_encoder_anchors(shapes, options)).first;
   return found->second;
 }
 
@@ -67,7 +67,7 @@ std::optional<sdk::detr::DenoisingQueries> DfineDecoderImpl::denoising_queries(c
   dn.flip_negative_sizes = true;  // LibreYOLO's D-FINE denoising (unlike its RT-DETR's)
   const auto layout = sdk::detr::denoising_layout(sdk::counts_on_host(targets), dn);
   if (!layout.active()) return std::nullopt;
-  const auto scale = xywh_scale(height, width, targets.boxes.options());
+  const auto scale = sdk::detr::xywh_scale(height, width, targets.boxes.options());
   const auto labels = targets.boxes.select(2, 0).to(torch::kInt64);
   // LibreYOLO's D-FINE trainer clamps the normalised boxes to [0, 1] before the model sees them.
   const auto boxes = (targets.boxes.narrow(2, 1, 4) / scale).clamp(0.0, 1.0);

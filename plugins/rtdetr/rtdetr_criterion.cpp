@@ -6,7 +6,7 @@
 #include <numeric>
 
 #include "decoder_outputs.hpp"
-#include "input_scale.hpp"
+#include "libreyolo/sdk/detr/query_anchors.hpp"
 #include "libreyolo/sdk/detr/batched_matching.hpp"
 #include "libreyolo/sdk/detr/detr_losses.hpp"
 #include "libreyolo/sdk/detr/box_ops.hpp"
@@ -26,7 +26,7 @@ struct GroundTruth {
 
 GroundTruth ground_truth(const sdk::Targets& targets, int64_t height, int64_t width) {
   GroundTruth gt;
-  const auto scale = xywh_scale(height, width, targets.boxes.options().dtype(torch::kFloat32));
+  const auto scale = sdk::detr::xywh_scale(height, width, targets.boxes.options().dtype(torch::kFloat32));
   gt.labels = targets.boxes.select(2, 0).to(torch::kInt64);
   gt.boxes = targets.boxes.narrow(2, 1, 4).to(torch::kFloat32) / scale;
   gt.counts = sdk::counts_on_host(targets);

@@ -5,7 +5,7 @@
 #include <cmath>
 
 #include "decoder_outputs.hpp"
-#include "input_scale.hpp"
+#include "libreyolo/sdk/detr/query_anchors.hpp"
 #include "transformer_encoder.hpp"
 #include "libreyolo/sdk/batch_norm.hpp"
 #include "libreyolo/sdk/detr/box_ops.hpp"
@@ -92,13 +92,13 @@ std::vector<torch::Tensor> RtdetrDecoderImpl::project(const std::vector<torch::T
   return out;
 }
 
-const EncoderAnchors& RtdetrDecoderImpl::anchors_for(const sdk::detr::SpatialShapes& shapes,
+const sdk::detr::EncoderAnchors& RtdetrDecoderImpl::anchors_for(const sdk::detr::SpatialShapes& shapes,
                                                      const torch::TensorOptions& options) {
   std::vector<int64_t> key_shapes;
   for (const auto& s : shapes) key_shapes.insert(key_shapes.end(), s.begin(), s.end());
   const auto key = std::make_tuple(key_shapes, options.device().str(), static_cast<int>(options.dtype().toScalarType()));
   auto found = anchor_cache_.find(key);
-  if (found == anchor_cache_.end()) found = anchor_cache_.emplace(key, make_encoder_anchors(shapes, options)).first;
+  if (found == anchor_cache_.end()) found = anchor_cache_.emplace(key, sdk::detr::make_encoder_anchors(shapes, options)).first;
   return found->second;
 }
 
@@ -126,7 +126,7 @@ std::optional<sdk::detr::DenoisingQueries> RtdetrDecoderImpl::denoising_queries(
   dn.box_noise_scale = config_.box_noise_scale;
   const auto layout = sdk::detr::denoising_layout(sdk::counts_on_host(targets), dn);
   if (!layout.active()) return std::nullopt;
-  const auto scale = xywh_scale(height, width, targets.boxes.options());
+  const auto scale = sdk::detr::xywh_scale(height, width, targets.boxes.options());
   const auto labels = targets.boxes.select(2, 0).to(torch::kInt64);
   const auto boxes = targets.boxes.narrow(2, 1, 4) / scale;
   const auto noise = noise_source_ ? noise_source_(layout, targets.batch_size())

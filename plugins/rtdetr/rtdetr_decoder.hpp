@@ -22,7 +22,7 @@
 #include <tuple>
 #include <vector>
 
-#include "anchors.hpp"
+#include "libreyolo/sdk/detr/query_anchors.hpp"
 #include "config.hpp"
 #include "decoder_layer.hpp"
 #include "libreyolo/sdk/detr/denoising.hpp"
@@ -71,7 +71,7 @@ class RtdetrDecoderImpl : public torch::nn::Module {
                                                                int64_t width);
   LayerOutputs run_layers(torch::Tensor target, const torch::Tensor& reference_unact, const DecoderMemory& memory,
                           const torch::Tensor& attn_mask);
-  const EncoderAnchors& anchors_for(const sdk::detr::SpatialShapes& shapes, const torch::TensorOptions& options);
+  const sdk::detr::EncoderAnchors& anchors_for(const sdk::detr::SpatialShapes& shapes, const torch::TensorOptions& options);
   void reset_parameters();
 
   RtdetrConfig config_;
@@ -84,7 +84,7 @@ class RtdetrDecoderImpl : public torch::nn::Module {
   torch::nn::Linear enc_score_head{nullptr};
   Mlp enc_bbox_head{nullptr};
   torch::nn::ModuleList dec_score_head, dec_bbox_head;
-  std::map<std::tuple<std::vector<int64_t>, std::string, int>, EncoderAnchors> anchor_cache_;
+  std::map<std::tuple<std::vector<int64_t>, std::string, int>, sdk::detr::EncoderAnchors> anchor_cache_;
   NoiseSource noise_source_;
 };
 TORCH_MODULE(RtdetrDecoder);

@@ -3,7 +3,7 @@
 #include <torch/torch.h>
 
 #include "decoder_outputs.hpp"
-#include "input_scale.hpp"
+#include "libreyolo/sdk/detr/query_anchors.hpp"
 #include "libreyolo/sdk/backbones/hgnetv2.hpp"
 #include "libreyolo/sdk/losses/box_ops.hpp"
 #include "presnet.hpp"
@@ -51,7 +51,7 @@ sdk::Candidates RtdetrDetector::decode(const std::vector<torch::Tensor>& outputs
   const auto boxes = outputs.at(outputs::dec_boxes);
   const auto size = outputs.at(outputs::input_size);
   const auto height = static_cast<float>(size[0].item<int64_t>()), width = static_cast<float>(size[1].item<int64_t>());
-  const auto scale = xywh_scale(static_cast<int64_t>(height), static_cast<int64_t>(width),
+  const auto scale = sdk::detr::xywh_scale(static_cast<int64_t>(height), static_cast<int64_t>(width),
                                 boxes.options().dtype(torch::kFloat32));
   sdk::Candidates c;
   c.scores = torch::sigmoid(logits[logits.size(0) - 1].to(torch::kFloat32));

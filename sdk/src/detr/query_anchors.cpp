@@ -1,13 +1,13 @@
-#include "anchors.hpp"
+#include "libreyolo/sdk/detr/query_anchors.hpp"
 
 #include <torch/torch.h>
 
 #include <cmath>
 #include <vector>
 
-namespace libreyolo::dfine {
+namespace libreyolo::sdk::detr {
 
-EncoderAnchors make_encoder_anchors(const sdk::detr::SpatialShapes& shapes, const torch::TensorOptions& options,
+EncoderAnchors make_encoder_anchors(const SpatialShapes& shapes, const torch::TensorOptions& options,
                                     double grid_size, double eps) {
   const auto f32 = torch::TensorOptions().dtype(torch::kFloat32);
   std::vector<torch::Tensor> levels;
@@ -26,4 +26,10 @@ EncoderAnchors make_encoder_anchors(const sdk::detr::SpatialShapes& shapes, cons
   return {logits.to(options), valid.to(options.device())};
 }
 
-}  // namespace libreyolo::dfine
+torch::Tensor xywh_scale(int64_t height, int64_t width, const torch::TensorOptions& options) {
+  auto scale = torch::full({2, 2}, static_cast<double>(width), options);
+  scale.select(1, 1).fill_(static_cast<double>(height));
+  return scale.view({4});
+}
+
+}  // namespace libreyolo::sdk::detr
