@@ -1,15 +1,13 @@
 #include "train_loop.hpp"
 
-#include <ATen/CPUGeneratorImpl.h>
 #include <torch/torch.h>
-
-#include <mutex>
 
 #include <chrono>
 #include <random>
 
 #include "libreyolo/core/data/loader/epoch_sampler.hpp"
 #include "libreyolo/core/optim/accumulation.hpp"
+#include "training_state.hpp"
 
 namespace libreyolo::core::trainer {
 namespace {
@@ -19,19 +17,12 @@ using Clock = std::chrono::steady_clock;
 // Puts the default CPU generator back as it was when this was made.
 class CpuRandomState {
  public:
-  CpuRandomState() : generator_(at::detail::getDefaultCPUGenerator()) {
-    std::lock_guard<std::mutex> lock(generator_.mutex());
-    state_ = generator_.get_state();
-  }
-  ~CpuRandomState() {
-    std::lock_guard<std::mutex> lock(generator_.mutex());
-    generator_.set_state(state_);
-  }
+  CpuRandomState() : state_(cpu_random_state()) {}
+  ~CpuRandomState() { set_cpu_random_state(state_); }
   CpuRandomState(const CpuRandomState&) = delete;
   CpuRandomState& operator=(const CpuRandomState&) = delete;
 
  private:
-  at::Generator generator_;
   torch::Tensor state_;
 };
 

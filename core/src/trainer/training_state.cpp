@@ -100,11 +100,7 @@ bool save_checkpoint_file(Session& s, const std::filesystem::path& file, int las
   const auto scaler = s.scaler->state();
   train.scaler = {s.precision.grad_scaler, scaler.scale, scaler.growth_tracker};
   train.rng.seed = static_cast<std::uint64_t>(s.config.seed);
-  {
-    auto generator = at::detail::getDefaultCPUGenerator();
-    std::lock_guard<std::mutex> lock(generator.mutex());
-    train.rng.cpu_state = generator.get_state();
-  }
+  train.rng.cpu_state = cpu_random_state();
   for (const auto& option : s.options) train.options[option.name] = option.value;
   out.train = std::move(train);
   try {
@@ -122,6 +118,18 @@ bool save_checkpoint_file(Session& s, const std::filesystem::path& file, int las
   return true;
 }
 
+torch::Tensor cpu_random_state() {
+  auto generator = at::detail::getDefaultCPUGenerator();
+  std::lock_guard<std::mutex> lock(generator.mutex());
+  return generator.get_state();
+}
+
+void set_cpu_random_state(const torch::Tensor& state) {
+  auto generator = at::detail::getDefaultCPUGenerator();
+  std::lock_guard<std::mutex> lock(generator.mutex());
+  generator.set_state(state);
+}
+
 void restore_training_state(Session& s, const checkpoint::Checkpoint& saved) {
   if (!saved.train) {
     throw Error("cannot resume from weights/last.pt", "it holds weights but no training state",
@@ -135,11 +143,7 @@ void restore_training_state(Session& s, const checkpoint::Checkpoint& saved) {
   }
   s.optimizer->load_state(optimizer_buffers(s, t.optimizer));
   s.scaler->load_state({t.scaler.scale, t.scaler.growth_tracker});
-  if (t.rng.cpu_state.defined()) {
-    auto generator = at::detail::getDefaultCPUGenerator();
-    std::lock_guard<std::mutex> lock(generator.mutex());
-    generator.set_state(t.rng.cpu_state);
-  }
+  if (t.rng.cpu_state.defined()) set_cpu_random_state(t.rng.cpu_state);
   s.progress.start_epoch = static_cast<int>(t.epoch) + 1;
   s.progress.global_step = t.global_step;
   s.progress.best_fitness = t.best_fitness;

@@ -16,6 +16,11 @@ namespace libreyolo::core::trainer {
 // `last_finished_epoch` is 0-based; -1 saves the starting state (nothing trained yet).
 bool save_checkpoint_file(Session& session, const std::filesystem::path& file, int last_finished_epoch);
 
+// The default CPU generator's state, and putting one back: checkpoints save it, and the epoch
+// loop keeps hooks set up before the first epoch from moving the stream a resume restored.
+torch::Tensor cpu_random_state();
+void set_cpu_random_state(const torch::Tensor& state);
+
 // Restores weights, EMA, optimizer buffers, scaler, RNG and progress from last.pt.
 void restore_training_state(Session& session, const checkpoint::Checkpoint& saved);
 
