@@ -257,7 +257,7 @@ int bench_capture(const Args& args) {
             << step_line(r.captured) << " (" << r.captured.captures << " capture, " << r.captured.replays
             << " replays)\n  speedup " << r.speedup << "x (fastest steps); loss trajectories: " << r.identical_losses
             << " of " << r.eager.losses.size() << " steps bitwise equal, largest relative difference "
-            << r.max_loss_difference << "; gradients of one more batch: largest relative difference "
+            << r.max_loss_difference << "; gradients of one more batch at the initial weights: largest relative difference "
             << r.max_gradient_difference << "\n";
   write_json(run.options.get_text("json"), [&](core::util::JsonWriter& json) {
     json.member("benchmark", "capture").member("model", model).member("amp", amp == "true");

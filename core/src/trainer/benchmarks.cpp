@@ -131,6 +131,32 @@ StepBenchmark run_steps(Session& s, const data::Batch& batch, int warmup, int st
   return result;
 }
 
+// The model's weights and buffers as they were before the timed steps, so that both sessions'
+// gradients are taken at the same weights: after the steps they have drifted apart wherever a
+// kernel accumulates with atomics (grid_sample's backward), and a DETR's matching then picks
+// other queries, which says nothing about the capture. Restored in place: a captured graph
+// reads these storages.
+class WeightSnapshot {
+ public:
+  explicit WeightSnapshot(torch::nn::Module& model) {
+    torch::NoGradGuard no_grad;
+    for (auto& t : tensors(model)) saved_.push_back(t.detach().clone());
+  }
+  void restore(torch::nn::Module& model) const {
+    torch::NoGradGuard no_grad;
+    auto live = tensors(model);
+    for (std::size_t i = 0; i < live.size() && i < saved_.size(); ++i) live[i].detach().copy_(saved_[i]);
+  }
+
+ private:
+  static std::vector<torch::Tensor> tensors(torch::nn::Module& model) {
+    auto all = model.parameters();
+    for (auto& b : model.buffers()) all.push_back(b);
+    return all;
+  }
+  std::vector<torch::Tensor> saved_;
+};
+
 // The gradients of one more batch (no optimizer step), copied to the CPU.
 std::vector<torch::Tensor> gradients_of_one_batch(Session& s, const data::Batch& batch) {
   std::mt19937_64 rng(static_cast<std::uint64_t>(s.config.seed));
@@ -173,13 +199,17 @@ CaptureBenchmark benchmark_capture(const TrainRequest& request, int warmup, int 
   {  // one session at a time, so that each peak memory is its own
     PreparedBench bench;
     prepare(bench, request, false);
+    const WeightSnapshot initial(*bench.session.model);
     result.eager = run_steps(bench.session, *bench.batch, warmup, steps);
+    initial.restore(*bench.session.model);
     eager_grads = gradients_of_one_batch(bench.session, *bench.batch);
   }
   {
     PreparedBench bench;
     prepare(bench, request, true);
+    const WeightSnapshot initial(*bench.session.model);
     result.captured = run_steps(bench.session, *bench.batch, warmup, steps);
+    initial.restore(*bench.session.model);  // the graphs recorded during the steps replay on these
     captured_grads = gradients_of_one_batch(bench.session, *bench.batch);
   }
   result.speedup = result.eager.fastest_ms / result.captured.fastest_ms;

@@ -61,7 +61,8 @@ StepBenchmark benchmark_step(const TrainRequest& request, int warmup, int steps)
 
 // The capture manager checked against eager on the same start: two fresh sessions (same seed,
 // same batch), one eager and one with cuda_graph=true, each timed as benchmark_step does; then
-// their loss trajectories and the gradients of one more batch compared.
+// their loss trajectories compared, and the gradients of one more batch at the initial weights
+// (restored after the timed steps, so that drift between the two runs does not count).
 struct CaptureBenchmark {
   StepBenchmark eager, captured;
   double speedup = 0;                 // eager fastest / captured fastest
