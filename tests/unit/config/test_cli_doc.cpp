@@ -5,13 +5,14 @@
 #include <sstream>
 
 #include "libreyolo/core/config/option_table.hpp"
+#include "support/test_paths.hpp"
 
 using namespace libreyolo::core::config;
 
 namespace {
 
 std::string read_cli_doc() {
-  std::ifstream in(std::string(LIBREYOLO_TEST_SOURCE_DIR) + "/docs/cli.md");
+  std::ifstream in(std::string(libreyolo::test_paths::source_dir()) + "/docs/cli.md");
   std::stringstream text;
   text << in.rdbuf();
   return text.str();

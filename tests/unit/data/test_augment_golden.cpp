@@ -13,6 +13,7 @@
 #include "libreyolo/core/data/augment/pipeline.hpp"
 #include "libreyolo/core/plugins/plugin_loader.hpp"
 #include "test_augment_support.hpp"
+#include "support/test_paths.hpp"
 
 namespace aug = libreyolo::core::data;
 namespace tsupport = libreyolo::core::data::test;
@@ -117,7 +118,7 @@ TEST_CASE("augmentation golden digests: the old YOLOX and YOLOv9 compositions, w
 
 TEST_CASE("augmentation golden digests: the yolo9 and yolox plugins declare the same bytes") {
   const int imgsz = 160;
-  const auto registry = libreyolo::core::plugins::load_plugins({LIBREYOLO_TEST_FAMILY_DIR});
+  const auto registry = libreyolo::core::plugins::load_plugins({libreyolo::test_paths::family_dir()});
   const auto yolox = registry.require("yolox").family->recipe("s");
   const auto yolo9 = registry.require("yolo9").family->recipe("t");
   REQUIRE(yolox.augmentation.size() == 2);

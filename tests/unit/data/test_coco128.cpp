@@ -10,6 +10,7 @@
 #include "libreyolo/core/data/dataset/image_paths.hpp"
 #include "libreyolo/core/data/image/image_decode.hpp"
 #include "libreyolo/core/data/image/image_resize.hpp"
+#include "support/test_paths.hpp"
 
 using namespace libreyolo::core::data;
 namespace fs = std::filesystem;
@@ -20,7 +21,7 @@ namespace {
 // checkout (development and CI machines have one). A user's clone has neither: skip.
 fs::path coco128_dir() {
   if (const char* env = std::getenv("LIBREYOLO_TEST_COCO128")) return env;
-  return fs::path(LIBREYOLO_TEST_SOURCE_DIR).parent_path() / "shared" / "datasets" / "coco128";
+  return fs::path(libreyolo::test_paths::source_dir()).parent_path() / "shared" / "datasets" / "coco128";
 }
 
 }  // namespace

@@ -9,6 +9,7 @@
 #include "../temp_dir.hpp"
 #include "libreyolo/core/data/cache/image_cache.hpp"
 #include "libreyolo/core/data/dataset/image_paths.hpp"
+#include "support/test_paths.hpp"
 
 using namespace libreyolo::core::data;
 namespace fs = std::filesystem;
@@ -31,7 +32,7 @@ constexpr bool kMeasurable = true;
 #endif
 
 fs::path coco128_train() {
-  return fs::path(LIBREYOLO_TEST_SOURCE_DIR).parent_path() / "shared" / "datasets" / "coco128" /
+  return fs::path(libreyolo::test_paths::source_dir()).parent_path() / "shared" / "datasets" / "coco128" /
          "images" / "train2017";
 }
 

@@ -4,13 +4,14 @@
 
 #include "libreyolo/core/data/dataset/dataset_samples.hpp"
 #include "libreyolo/core/data/loader/data_loader.hpp"
+#include "support/test_paths.hpp"
 
 using namespace libreyolo::core::data;
 
 namespace {
 
 std::shared_ptr<const SplitSamples> coco16(const std::string& split, CacheMode cache) {
-  const auto config = load_dataset_config(std::string(LIBREYOLO_TEST_SOURCE_DIR) + "/datasets/coco16/data.yaml");
+  const auto config = load_dataset_config(std::string(libreyolo::test_paths::source_dir()) + "/datasets/coco16/data.yaml");
   SplitLoadOptions options;
   options.imgsz = 320;
   options.cache = cache;

@@ -6,15 +6,12 @@
 #include <sstream>
 #include <stdexcept>
 #include <vector>
+#include "support/test_paths.hpp"
 
 namespace libreyolo::test::detr {
 
 Json read_fixture(const std::string& name) {
-#ifdef LIBREYOLO_TEST_SOURCE_DIR
-  const auto path = std::string(LIBREYOLO_TEST_SOURCE_DIR) + "/tests/fixtures/detr/" + name;
-#else
-  const auto path = "tests/fixtures/detr/" + name;
-#endif
+  const auto path = std::string(libreyolo::test_paths::source_dir()) + "/tests/fixtures/detr/" + name;
   std::ifstream in(path);
   if (!in)
     throw std::runtime_error("cannot read " + path + " (committed; tests/python/rtdetr_ops_parity.py writes it)");

@@ -17,6 +17,7 @@
 
 #include "../fixture_json.hpp"
 #include "assignment_checks.hpp"
+#include "support/test_paths.hpp"
 
 using libreyolo::sdk::detr::solve_linear_assignment;
 namespace test = libreyolo::test;
@@ -28,11 +29,7 @@ std::vector<int64_t> solve(const std::vector<float>& cost, int64_t rows, int64_t
 }
 
 std::string fixture_path() {
-#ifdef LIBREYOLO_TEST_SOURCE_DIR
-  return std::string(LIBREYOLO_TEST_SOURCE_DIR) + "/tests/fixtures/detr/hungarian_scipy.json";
-#else
-  return "tests/fixtures/detr/hungarian_scipy.json";
-#endif
+  return std::string(libreyolo::test_paths::source_dir()) + "/tests/fixtures/detr/hungarian_scipy.json";
 }
 
 test::Json load_fixture() {

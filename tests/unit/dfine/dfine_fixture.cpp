@@ -8,6 +8,7 @@
 
 #include "../deterministic_weights.hpp"
 #include "../torch_doctest.hpp"
+#include "support/test_paths.hpp"
 
 namespace libreyolo::test::dfine {
 namespace {
@@ -35,11 +36,7 @@ void collect(const torch::nn::Module& module, const std::string& prefix,
 }  // namespace
 
 std::optional<Json> read_fixture(const std::string& name) {
-#ifdef LIBREYOLO_TEST_SOURCE_DIR
-  const auto path = std::string(LIBREYOLO_TEST_SOURCE_DIR) + "/tests/fixtures/dfine/" + name;
-#else
-  const auto path = "tests/fixtures/dfine/" + name;
-#endif
+  const auto path = std::string(libreyolo::test_paths::source_dir()) + "/tests/fixtures/dfine/" + name;
   std::ifstream in(path);
   if (!in) {
     MESSAGE("skipped: no " << path << " (tests/python/dfine_reference_keys.py or dfine_reference_outputs.py writes it)");

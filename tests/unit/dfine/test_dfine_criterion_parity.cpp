@@ -18,6 +18,7 @@
 #include "dfine/decoder_outputs.hpp"
 #include "dfine/dfine_criterion.hpp"
 #include "libreyolo/sdk/targets.hpp"
+#include "support/test_paths.hpp"
 
 namespace {
 
@@ -30,11 +31,7 @@ namespace sdk = libreyolo::sdk;
 constexpr int64_t kHeight = 256, kWidth = 512;
 
 std::optional<Json> read_reference() {
-#ifdef LIBREYOLO_TEST_SOURCE_DIR
-  const std::string path = std::string(LIBREYOLO_TEST_SOURCE_DIR) + "/tests/fixtures/dfine/criterion_reference.json";
-#else
-  const std::string path = "tests/fixtures/dfine/criterion_reference.json";
-#endif
+  const std::string path = std::string(libreyolo::test_paths::source_dir()) + "/tests/fixtures/dfine/criterion_reference.json";
   std::ifstream in(path);
   if (!in) return std::nullopt;
   std::stringstream text;

@@ -10,6 +10,7 @@
 #include "../temp_dir.hpp"
 #include "libreyolo/core/distributed/process_group.hpp"
 #include "libreyolo/core/distributed/worker_launcher.hpp"
+#include "support/test_paths.hpp"
 
 using namespace libreyolo::core::distributed;
 
@@ -20,7 +21,7 @@ TEST_CASE("distributed: two Gloo processes match one process on the global batch
   }
   libreyolo::test::TempDir dir;
   WorkerPlan plan;
-  plan.executable = LIBREYOLO_TEST_DDP_CHECK;
+  plan.executable = libreyolo::test_paths::ddp_check();
   plan.devices = {0, 1};  // the ranks' nominal GPUs; ddp_check trains on the CPU
   plan.log_dir = dir.path();
   plan.stop_grace = std::chrono::seconds(2);

@@ -16,6 +16,7 @@
 #include "libreyolo/sdk/batch_norm.hpp"
 #include "libreyolo/sdk/detector.hpp"
 #include "thread_collectives.hpp"
+#include "support/test_paths.hpp"
 
 using namespace libreyolo;
 namespace distributed = libreyolo::core::distributed;
@@ -382,7 +383,7 @@ TEST_CASE("clone() keeps the SDK type, the values and the synchronizer") {
 }
 
 TEST_CASE("every shipped family builds its BatchNorm from the SDK, across the plugin boundary") {
-  const auto registry = core::plugins::load_plugins({LIBREYOLO_TEST_FAMILY_DIR});
+  const auto registry = core::plugins::load_plugins({libreyolo::test_paths::family_dir()});
   ThreadWorld world(1);
   for (const auto& [family_name, size] : std::vector<std::pair<std::string, std::string>>{
            {"example", "n"}, {"yolo9", "t"}, {"yolox", "n"}, {"yolox", "s"}}) {
@@ -404,7 +405,7 @@ TEST_CASE("a synchronised family in training is as accurate as torch's BatchNorm
   // per channel), so both float32 forwards are measured against the same network in float64.
   // A fresh model's running mean is 0, so the shifted sums are not shifted yet: the synchronised
   // error may be a little above torch's (yolo9t: 1.0e-4 against 6.1e-5), hence the factor 3.
-  const auto registry = core::plugins::load_plugins({LIBREYOLO_TEST_FAMILY_DIR});
+  const auto registry = core::plugins::load_plugins({libreyolo::test_paths::family_dir()});
   ThreadWorld world(1);
   for (const std::string family_name : {"example", "yolo9", "yolox"}) {
     CAPTURE(family_name);

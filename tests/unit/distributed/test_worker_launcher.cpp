@@ -24,6 +24,7 @@
 #include "../temp_dir.hpp"
 #include "libreyolo/core/distributed/worker_launcher.hpp"
 #include "libreyolo/core/error.hpp"
+#include "support/test_paths.hpp"
 
 extern char** environ;
 
@@ -34,7 +35,7 @@ using Clock = std::chrono::steady_clock;
 
 namespace {
 
-const std::filesystem::path kWorker = LIBREYOLO_TEST_DDP_WORKER;
+const std::filesystem::path kWorker = libreyolo::test_paths::ddp_worker();
 
 std::string slurp(const std::filesystem::path& file) {
   std::ifstream in(file);

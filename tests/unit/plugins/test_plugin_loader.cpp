@@ -6,6 +6,7 @@
 #include "libreyolo/core/error.hpp"
 #include "libreyolo/core/plugins/family_defaults.hpp"
 #include "libreyolo/core/plugins/plugin_loader.hpp"
+#include "support/test_paths.hpp"
 
 using namespace libreyolo::core;
 using namespace libreyolo::core::plugins;
@@ -13,8 +14,8 @@ namespace fs = std::filesystem;
 
 namespace {
 
-const fs::path kFixtures = LIBREYOLO_TEST_FIXTURE_PLUGIN_DIR;
-const fs::path kFamilies = LIBREYOLO_TEST_FAMILY_DIR;
+const fs::path kFixtures = libreyolo::test_paths::fixture_plugin_dir();
+const fs::path kFamilies = libreyolo::test_paths::family_dir();
 
 const RefusedPlugin* refusal_of(const FamilyRegistry& registry, const std::string& file_part) {
   for (const auto& r : registry.refused()) {

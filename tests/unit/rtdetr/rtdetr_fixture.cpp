@@ -12,15 +12,12 @@
 
 #include "../deterministic_weights.hpp"
 #include "presnet.hpp"
+#include "support/test_paths.hpp"
 
 namespace libreyolo::test::rtdetr {
 
 Json read_fixture(const std::string& name) {
-#ifdef LIBREYOLO_TEST_SOURCE_DIR
-  const auto path = std::string(LIBREYOLO_TEST_SOURCE_DIR) + "/tests/fixtures/rtdetr/" + name;
-#else
-  const auto path = "tests/fixtures/rtdetr/" + name;
-#endif
+  const auto path = std::string(libreyolo::test_paths::source_dir()) + "/tests/fixtures/rtdetr/" + name;
   std::ifstream in(path);
   if (!in)
     throw std::runtime_error("cannot read " + path + " (committed; tests/python/rtdetr_reference_keys.py writes it)");

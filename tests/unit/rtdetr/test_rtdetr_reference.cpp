@@ -19,6 +19,7 @@
 #include "libreyolo/sdk/targets.hpp"
 #include "rtdetr_criterion.hpp"
 #include "rtdetr_detector.hpp"
+#include "support/test_paths.hpp"
 
 namespace {
 
@@ -27,11 +28,7 @@ namespace rtdetr = libreyolo::rtdetr;
 namespace sdk = libreyolo::sdk;
 
 Json reference() {
-#ifdef LIBREYOLO_TEST_SOURCE_DIR
-  const std::string path = std::string(LIBREYOLO_TEST_SOURCE_DIR) + "/tests/fixtures/rtdetr/reference_outputs_r18.json";
-#else
-  const std::string path = "tests/fixtures/rtdetr/reference_outputs_r18.json";
-#endif
+  const std::string path = std::string(libreyolo::test_paths::source_dir()) + "/tests/fixtures/rtdetr/reference_outputs_r18.json";
   std::ifstream in(path);
   if (!in) throw std::runtime_error("cannot read " + path + " (committed; tests/python/rtdetr_reference_outputs.py writes it)");
   std::stringstream text;

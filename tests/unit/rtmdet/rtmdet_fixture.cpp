@@ -3,15 +3,12 @@
 #include <fstream>
 #include <sstream>
 #include <stdexcept>
+#include "support/test_paths.hpp"
 
 namespace libreyolo::test::rtmdet {
 
 std::string fixture_dir() {
-#ifdef LIBREYOLO_TEST_SOURCE_DIR
-  return std::string(LIBREYOLO_TEST_SOURCE_DIR) + "/tests/fixtures/rtmdet";
-#else
-  return "tests/fixtures/rtmdet";
-#endif
+  return std::string(libreyolo::test_paths::source_dir()) + "/tests/fixtures/rtmdet";
 }
 
 Json read_fixture(const std::string& name) {

@@ -25,13 +25,14 @@
 
 #include "../quiet_log.hpp"
 #include "../temp_dir.hpp"
+#include "support/test_paths.hpp"
 
 using namespace libreyolo;
 
 namespace {
 
 const core::plugins::LoadedFamily& rtmdet_family() {
-  static const auto registry = core::plugins::load_plugins({LIBREYOLO_TEST_FAMILY_DIR});
+  static const auto registry = core::plugins::load_plugins({libreyolo::test_paths::family_dir()});
   return registry.require("rtmdet");
 }
 
@@ -103,7 +104,7 @@ TEST_CASE("rtmdet plugin: one CPU epoch of rtmdet-t on coco16 through the traine
   const auto& family = rtmdet_family();
   test::TempDir temp;
   const auto table = core::config::train_options();
-  const std::string data = std::string(LIBREYOLO_TEST_SOURCE_DIR) + "/datasets/coco16/data.yaml";
+  const std::string data = std::string(libreyolo::test_paths::source_dir()) + "/datasets/coco16/data.yaml";
   const auto user = core::config::read_user_options(
       {"model=rtmdett", "data=" + data, "epochs=1", "imgsz=64", "batch=8", "device=cpu", "workers=1",
        "project=" + temp.path().string(), "name=run", "eval_interval=1"},

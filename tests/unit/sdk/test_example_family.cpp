@@ -4,6 +4,7 @@
 
 #include "libreyolo/core/plugins/plugin_loader.hpp"
 #include "libreyolo/sdk/sdk.hpp"
+#include "support/test_paths.hpp"
 
 using namespace libreyolo;
 
@@ -34,7 +35,7 @@ TEST_CASE("the example family trains through the SDK contract") {
   for (const auto& device : test_devices()) {
     CAPTURE(device);
     torch::manual_seed(0);
-    const auto registry = core::plugins::load_plugins({LIBREYOLO_TEST_FAMILY_DIR});
+    const auto registry = core::plugins::load_plugins({libreyolo::test_paths::family_dir()});
     const auto& family = *registry.require("example").family;
     const int num_classes = 3;
     auto detector = family.create_detector({"n", num_classes, 64});

@@ -21,16 +21,13 @@
 #include "../deterministic_weights.hpp"
 #include "../fixture_json.hpp"
 #include "yolo9_detector.hpp"
+#include "support/test_paths.hpp"
 
 using namespace libreyolo::families::yolo9;
 
 namespace {
 
-#ifdef LIBREYOLO_TEST_SOURCE_DIR
-const std::string kFixtureDir = std::string(LIBREYOLO_TEST_SOURCE_DIR) + "/tests/fixtures/yolo9";
-#else
-const std::string kFixtureDir = "tests/fixtures/yolo9";
-#endif
+const std::string kFixtureDir = std::string(libreyolo::test_paths::source_dir()) + "/tests/fixtures/yolo9";
 
 // Parameter counts of LibreYOLO's LibreYOLO9Model(config=size, nb_classes=80), measured with
 // tests/python/yolo9_reference_keys.py (sum of p.numel() over model.parameters()).

@@ -19,6 +19,7 @@
 
 #include "../quiet_log.hpp"
 #include "../temp_dir.hpp"
+#include "support/test_paths.hpp"
 
 using namespace libreyolo;
 
@@ -34,7 +35,7 @@ double loss_named(const core::trainer::EpochRecord& record, const std::string& n
 }  // namespace
 
 TEST_CASE("yolox plugin: input format, policy and LibreYOLO's YOLOXConfig recipe") {
-  const auto registry = core::plugins::load_plugins({LIBREYOLO_TEST_FAMILY_DIR});
+  const auto registry = core::plugins::load_plugins({libreyolo::test_paths::family_dir()});
   const auto& family = registry.require("yolox");
   CHECK(family.info.sizes == std::vector<std::string>{"n", "t", "s", "m", "l", "x"});
   // BGR, 0-255 unscaled (LibreYOLO's preprocess_numpy: RGB -> BGR, no normalisation).
@@ -66,11 +67,11 @@ TEST_CASE("yolox plugin: input format, policy and LibreYOLO's YOLOXConfig recipe
 }
 
 TEST_CASE("yolox plugin: two CPU epochs on coco16 through the trainer, L1 on in the no-aug epoch") {
-  const auto registry = core::plugins::load_plugins({LIBREYOLO_TEST_FAMILY_DIR});
+  const auto registry = core::plugins::load_plugins({libreyolo::test_paths::family_dir()});
   const auto& family = registry.require("yolox");
   test::TempDir temp;
   const auto table = core::config::train_options();
-  const std::string data = std::string(LIBREYOLO_TEST_SOURCE_DIR) + "/datasets/coco16/data.yaml";
+  const std::string data = std::string(libreyolo::test_paths::source_dir()) + "/datasets/coco16/data.yaml";
   const auto user = core::config::read_user_options(
       {"model=yoloxn", "data=" + data, "epochs=2", "no_aug_epochs=1", "warmup_epochs=1", "imgsz=64", "batch=8",
        "device=cpu", "workers=1", "project=" + temp.path().string(), "name=run", "eval_interval=1"},

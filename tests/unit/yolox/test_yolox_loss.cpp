@@ -15,6 +15,7 @@
 #include "yolox_detector.hpp"
 #include "yolox_fixture.hpp"
 #include "yolox_loss.hpp"
+#include "support/test_paths.hpp"
 
 using namespace libreyolo::families::yolox;
 namespace fixture = libreyolo::test::yolox;
@@ -142,7 +143,7 @@ TEST_CASE("yolox: the recipe's schedule turns the L1 loss on at the first epoch 
   // 20 epochs and its no_aug_epochs 15, at epoch 5. The family declares it in its recipe's epoch
   // schedule, which the trainer applies through libreyolo::core::trainer::EpochSchedule.
   const int epochs = 20, no_aug_epochs = 15;
-  const auto registry = libreyolo::core::plugins::load_plugins({LIBREYOLO_TEST_FAMILY_DIR});
+  const auto registry = libreyolo::core::plugins::load_plugins({libreyolo::test_paths::family_dir()});
   const auto recipe = registry.require("yolox").family->recipe("n");
   const auto option = [&](const std::string& name) -> long long {
     REQUIRE(name == "no_aug_epochs");

@@ -10,15 +10,12 @@
 #include <fstream>
 #include <sstream>
 #include <stdexcept>
+#include "support/test_paths.hpp"
 
 namespace libreyolo::test::yolox {
 
 std::string fixture_dir() {
-#ifdef LIBREYOLO_TEST_SOURCE_DIR
-  return std::string(LIBREYOLO_TEST_SOURCE_DIR) + "/tests/fixtures/yolox";
-#else
-  return "tests/fixtures/yolox";
-#endif
+  return std::string(libreyolo::test_paths::source_dir()) + "/tests/fixtures/yolox";
 }
 
 std::unique_ptr<Json> read_fixture(const std::string& name) {
