@@ -8,6 +8,7 @@
 #include "commands.hpp"
 #include "libreyolo/core/error.hpp"
 #include "libreyolo/core/log/log.hpp"
+#include "libreyolo/sdk/user_error.hpp"
 
 namespace libreyolo::app {
 
@@ -43,6 +44,9 @@ int main(int argc, char** argv) {
     try {
       return command.run(args);
     } catch (const core::Error& e) {
+      core::log::error(e.what());
+      return app::kExitError;
+    } catch (const sdk::UserError& e) {  // a family's verdict on the user's input
       core::log::error(e.what());
       return app::kExitError;
     } catch (const std::exception& e) {

@@ -104,12 +104,14 @@ class DfineFamily : public sdk::Family {
     return {"weak", {A::Flip{0.5}, A::StretchResize{}, A::SanitizeBoxes{1.0}, A::MaxLabels{120}}};
   }
 
-  // stop_epoch = int(epochs x 0.85): strong augmentation and multi-scale end; the EMA restart
-  // (a constant decay from there on) comes with LibreYOLO's on_mosaic_disable, no_aug_epochs
-  // before the end.
+  // stop_epoch = int(epochs x aug_stop_epoch_ratio), 0.85 unless the user sets it (LibreYOLO's
+  // option of that name; 0 trains without the strong augmentation at all): strong augmentation
+  // and multi-scale end; the EMA restart (a constant decay from there on) comes with LibreYOLO's
+  // on_mosaic_disable, no_aug_epochs before the end.
   static std::vector<sdk::EpochChange> schedule() {
     sdk::EpochChange stop_strong;
     stop_strong.at = sdk::EpochPoint::fraction(0.85);
+    stop_strong.at.count_option = "aug_stop_epoch_ratio";
     stop_strong.what = "strong augmentation and multi-scale off";
     stop_strong.augmentation = "weak";
     stop_strong.multi_scale = false;

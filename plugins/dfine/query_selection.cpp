@@ -39,8 +39,7 @@ DfineDecoderImpl::Queries DfineDecoderImpl::select_queries(const DecoderMemory& 
   const auto anchor = anchors_for(m.shapes, m.memory.options());
   TORCH_CHECK(anchor.logits.size(1) == m.memory.size(1), "D-FINE decoder: ", anchor.logits.size(1),
               " anchors for ", m.memory.size(1), " memory positions");
-  TORCH_CHECK(m.memory.size(1) >= config_.num_queries, "D-FINE decoder: the encoder has ", m.memory.size(1),
-              " positions, fewer than the ", config_.num_queries, " queries to select; use a larger input");
+  sdk::detr::require_query_positions(m.shapes, config_.num_queries);
   const auto output_memory = enc_output->forward(anchor.valid.to(m.memory.dtype()) * m.memory);
   const auto enc_class = enc_score_head(output_memory);
   const auto top = std::get<1>(enc_class.amax(-1).topk(config_.num_queries, 1));

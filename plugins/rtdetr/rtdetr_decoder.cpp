@@ -103,6 +103,7 @@ const sdk::detr::EncoderAnchors& RtdetrDecoderImpl::anchors_for(const sdk::detr:
 }
 
 RtdetrDecoderImpl::Queries RtdetrDecoderImpl::select_queries(const DecoderMemory& m) {
+  sdk::detr::require_query_positions(m.shapes, config_.num_queries);
   const auto& anchors = anchors_for(m.shapes, m.memory.options());
   const auto memory = anchors.valid.to(m.memory.dtype()) * m.memory;
   const auto output_memory = enc_output->forward(memory);

@@ -61,6 +61,13 @@ config::NamedValues family_option_defaults(const LoadedFamily& family, const std
         v);
   });
   put_augmentation_defaults(recipe, put);
+  // A scheduled change placed by an option (D-FINE's aug_stop_epoch_ratio): the declared value
+  // is that option's default. (A from_end point's count option, no_aug_epochs, is a recipe field.)
+  for (const auto& change : recipe.schedule) {
+    if (change.at.kind == sdk::EpochPoint::Kind::fraction && !change.at.count_option.empty()) {
+      put(change.at.count_option, change.at.value);
+    }
+  }
   return values;
 }
 

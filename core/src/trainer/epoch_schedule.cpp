@@ -2,6 +2,7 @@
 
 #include <cmath>
 
+#include "libreyolo/core/data/augment/pipeline_text.hpp"
 #include "libreyolo/core/error.hpp"
 
 namespace libreyolo::core::trainer {
@@ -24,30 +25,31 @@ std::string describe_actions(const sdk::EpochChange& change) {
 
 }  // namespace
 
-int resolve_epoch(const sdk::EpochPoint& point, int epochs,
-                  const std::function<long long(const std::string&)>& option_value) {
+int resolve_epoch(const sdk::EpochPoint& point, int epochs, const OptionLookup& option_value) {
   using Kind = sdk::EpochPoint::Kind;
+  // The option, when the point names one, overrides the declared value (its family default).
+  const double value = point.count_option.empty() ? point.value : option_value(point.count_option);
   switch (point.kind) {
     case Kind::absolute:
-      if (point.value < 0) bad_point("a change at epoch " + std::to_string(point.value), "epochs count from 0");
-      return static_cast<int>(point.value);
+      if (value < 0) bad_point("a change at epoch " + std::to_string(value), "epochs count from 0");
+      return static_cast<int>(value);
     case Kind::from_end: {
-      const long long count = point.count_option.empty() ? static_cast<long long>(point.value)
-                                                         : option_value(point.count_option);
-      if (count < 0) bad_point("a change " + std::to_string(count) + " epochs from the end", "the count must be >= 0");
+      if (value < 0 || std::floor(value) != value) {
+        bad_point("a change " + data::format_number(value) + " epochs from the end", "the count must be a whole number >= 0");
+      }
+      const auto count = static_cast<long long>(value);
       return static_cast<int>(std::max<long long>(0, static_cast<long long>(epochs) - count));
     }
     case Kind::fraction:
-      if (!(point.value >= 0 && point.value <= 1)) {
-        bad_point("a change at fraction " + std::to_string(point.value) + " of the run", "a fraction is in [0, 1]");
+      if (!(value >= 0 && value <= 1)) {
+        bad_point("a change at fraction " + data::format_number(value) + " of the run", "a fraction is in [0, 1]");
       }
-      return static_cast<int>(std::floor(epochs * point.value));
+      return static_cast<int>(std::floor(epochs * value));
   }
   return epochs;
 }
 
-EpochSchedule::EpochSchedule(std::vector<sdk::EpochChange> changes, int epochs,
-                             const std::function<long long(const std::string&)>& option_value)
+EpochSchedule::EpochSchedule(std::vector<sdk::EpochChange> changes, int epochs, const OptionLookup& option_value)
     : changes_(std::move(changes)), applied_(changes_.size(), false), run_epochs_(epochs) {
   for (const auto& change : changes_) at_.push_back(resolve_epoch(change.at, epochs, option_value));
 }

@@ -44,7 +44,10 @@ std::string describe_epoch_point(const sdk::EpochPoint& point) {
     case Kind::absolute: return "epoch " + data::format_number(point.value);
     case Kind::from_end:
       return "epochs - " + (point.count_option.empty() ? data::format_number(point.value) : point.count_option);
-    case Kind::fraction: return data::format_number(point.value) + " x epochs";
+    case Kind::fraction:
+      return (point.count_option.empty() ? data::format_number(point.value)
+                                         : point.count_option + " (" + data::format_number(point.value) + ")") +
+             " x epochs";
   }
   return "?";
 }

@@ -3,7 +3,11 @@
 #include <torch/torch.h>
 
 #include <cmath>
+#include <cstdio>
+#include <string>
 #include <vector>
+
+#include "libreyolo/sdk/user_error.hpp"
 
 namespace libreyolo::sdk::detr {
 
@@ -30,6 +34,24 @@ torch::Tensor xywh_scale(int64_t height, int64_t width, const torch::TensorOptio
   auto scale = torch::full({2, 2}, static_cast<double>(width), options);
   scale.select(1, 1).fill_(static_cast<double>(height));
   return scale.view({4});
+}
+
+void require_query_positions(const SpatialShapes& shapes, int64_t queries) {
+  int64_t positions = 0;
+  std::string levels;
+  for (const auto& [h, w] : shapes) {
+    positions += h * w;
+    levels += (levels.empty() ? "" : " + ") + std::to_string(h) + " x " + std::to_string(w);
+  }
+  if (positions >= queries) return;
+  // Positions grow with the square of the side: this factor on each side holds the queries.
+  char factor[32];
+  std::snprintf(factor, sizeof factor, "%.2f", std::sqrt(static_cast<double>(queries) / std::max<int64_t>(positions, 1)));
+  throw UserError("the input is too small for this model",
+                  "its encoder has " + std::to_string(positions) + " positions (" + levels + "), fewer than the " +
+                      std::to_string(queries) + " queries it selects",
+                  "use an input at least " + std::string(factor) +
+                      "x larger on each side (imgsz=; with multi_scale=true the smallest size drawn counts)");
 }
 
 }  // namespace libreyolo::sdk::detr

@@ -49,6 +49,24 @@ TEST_CASE("epoch schedule: absolute, from-end (fixed or from an option) and frac
                        doctest::Contains("-99 epochs from the end"), core::Error);
 }
 
+TEST_CASE("epoch schedule: a fraction placed by an option (aug_stop_epoch_ratio) follows the option, 0 from the start") {
+  EpochPoint stop = EpochPoint::fraction(0.85);  // D-FINE's declared default
+  stop.count_option = "aug_stop_epoch_ratio";
+  double ratio = 0.85;
+  const auto options = [&](const std::string& name) { return name == "aug_stop_epoch_ratio" ? ratio : -1.0; };
+  CHECK(resolve_epoch(stop, 132, options) == 112);
+  ratio = 0.0;  // LibreYOLO's way to train without the strong augmentation at all
+  CHECK(resolve_epoch(stop, 132, options) == 0);
+  ratio = 0.5;
+  CHECK(resolve_epoch(stop, 10, options) == 5);
+  ratio = 1.5;
+  CHECK_THROWS_WITH_AS(resolve_epoch(stop, 10, options), doctest::Contains("fraction 1.5"), core::Error);
+  // A from-end count must be a whole number, whichever option gives it.
+  const auto half = [](const std::string&) { return 2.5; };
+  CHECK_THROWS_WITH_AS(resolve_epoch(EpochPoint::from_end_option("no_aug_epochs"), 10, half),
+                       doctest::Contains("whole number"), core::Error);
+}
+
 TEST_CASE("epoch schedule: each change fires once at its epoch, in declaration order, and says so") {
   sdk::EpochChange strong_off;
   strong_off.at = EpochPoint::fraction(0.85);

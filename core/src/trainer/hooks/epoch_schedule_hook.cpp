@@ -32,12 +32,13 @@ class SessionTarget : public ScheduleTarget {
 };
 
 // A from-end point's count, e.g. no_aug_epochs, as the run resolved it.
-long long integer_option(const config::TrainConfig& c, const std::string& name) {
+double numeric_option(const config::TrainConfig& c, const std::string& name) {
   const auto* option = config::find_train_option(name);
   const auto value = option ? config::read_field(c, option->field) : config::OptionValue{};
-  if (const auto* integer = std::get_if<long long>(&value)) return *integer;
-  throw Error("the recipe's epoch schedule counts epochs with option '" + name + "'",
-              option ? "it is not an integer option" : "there is no such option",
+  if (const auto* integer = std::get_if<long long>(&value)) return static_cast<double>(*integer);
+  if (const auto* number = std::get_if<double>(&value)) return *number;
+  throw Error("the recipe's epoch schedule places a change with option '" + name + "'",
+              option ? "it is not a numeric option" : "there is no such option",
               "fix the family's recipe (e.g. EpochPoint::from_end_option(\"no_aug_epochs\"))");
 }
 
@@ -46,7 +47,7 @@ class EpochScheduleHook : public TrainHook {
   void before_train(TrainLoop& loop) override {
     const Session& s = loop.session;
     schedule_ = std::make_unique<EpochSchedule>(s.recipe.schedule, s.config.epochs, [&s](const std::string& option) {
-      return integer_option(s.config, option);
+      return numeric_option(s.config, option);
     });
   }
 

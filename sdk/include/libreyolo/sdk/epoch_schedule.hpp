@@ -22,7 +22,10 @@ struct EpochPoint {
   };
   Kind kind = Kind::absolute;
   double value = 0;
-  std::string count_option;  // from_end: e.g. "no_aug_epochs" (the user may change it)
+  // The option that sets `value` (the user may change it): from_end's count, e.g.
+  // "no_aug_epochs"; fraction's part, e.g. "aug_stop_epoch_ratio" (`value` is then the family's
+  // default for that option).
+  std::string count_option;
 
   static EpochPoint at(int epoch) { return {Kind::absolute, static_cast<double>(epoch), {}}; }
   static EpochPoint from_end(int epochs) { return {Kind::from_end, static_cast<double>(epochs), {}}; }

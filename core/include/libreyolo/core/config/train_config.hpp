@@ -31,6 +31,7 @@ struct TrainConfig {
   double lr0{}, momentum{}, weight_decay{}, warmup_lr_start{}, min_lr_ratio{};
   bool nesterov{};
   int warmup_epochs{}, no_aug_epochs{}, nbs{};
+  double aug_stop_epoch_ratio{};  // a family's scheduled stop of its strong augmentation
   double clip_grad{};
   // Augmentation.
   double mosaic_prob{}, mixup_prob{}, hsv_prob{}, flip_prob{}, degrees{}, translate{}, shear{};

@@ -12,11 +12,14 @@
 
 namespace libreyolo::core::trainer {
 
+// The value of a numeric option, by name (the run's resolved options).
+using OptionLookup = std::function<double(const std::string&)>;
+
 // `point` in a run of `epochs` epochs (0-based; `epochs` or more: never). `option_value`
-// answers a from_end point's count_option (e.g. no_aug_epochs). Throws core::Error for a
-// fraction outside [0, 1], a negative epoch or count, or an option that is not an integer.
-int resolve_epoch(const sdk::EpochPoint& point, int epochs,
-                  const std::function<long long(const std::string&)>& option_value);
+// answers a point's count_option (from_end: e.g. no_aug_epochs; fraction: e.g.
+// aug_stop_epoch_ratio). Throws core::Error for a fraction outside [0, 1], a negative epoch or
+// count, a count that is not a whole number, or an option that is not numeric.
+int resolve_epoch(const sdk::EpochPoint& point, int epochs, const OptionLookup& option_value);
 
 // What a change acts on.
 class ScheduleTarget {
@@ -31,8 +34,7 @@ class ScheduleTarget {
 
 class EpochSchedule {
  public:
-  EpochSchedule(std::vector<sdk::EpochChange> changes, int epochs,
-                const std::function<long long(const std::string&)>& option_value);
+  EpochSchedule(std::vector<sdk::EpochChange> changes, int epochs, const OptionLookup& option_value);
 
   // Applies every change due at or before `epoch` that was not applied yet; returns the log
   // lines, one per change ("epoch 286/300: mosaic and mixup off (augmentation no_mosaic)").

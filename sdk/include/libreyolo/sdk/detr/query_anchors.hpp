@@ -28,4 +28,10 @@ LIBREYOLO_SDK_API EncoderAnchors make_encoder_anchors(const SpatialShapes& shape
 
 LIBREYOLO_SDK_API torch::Tensor xywh_scale(int64_t height, int64_t width, const torch::TensorOptions& options);
 
+// Query selection keeps the best `queries` of the encoder's positions, so an input too small to
+// hold that many (D-FINE-n at 224 px: 14 x 14 + 7 x 7 = 245 < 300) cannot train or predict.
+// That is the user's input, not a bug: throws sdk::UserError (user_error.hpp) naming the
+// positions per level and how much larger the input must be.
+LIBREYOLO_SDK_API void require_query_positions(const SpatialShapes& shapes, int64_t queries);
+
 }  // namespace libreyolo::sdk::detr
