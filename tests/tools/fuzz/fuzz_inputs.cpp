@@ -22,7 +22,6 @@
 #include <typeinfo>
 
 #include "fuzz_targets.hpp"
-#include "libreyolo/core/log/log.hpp"
 #include "libreyolo/core/util/remove_tree.hpp"
 
 namespace fs = std::filesystem;
@@ -152,7 +151,6 @@ const Target& find_target(const std::vector<Target>& targets, const std::string&
 int main(int argc, char** argv) {
   try {
     const Settings s = parse_settings(argc, argv);
-    libreyolo::core::log::set_level(libreyolo::core::log::Level::off);  // refusals may warn; only findings count
     const fs::path scratch = fs::temp_directory_path() / ("libreyolo_fuzz_" + s.target + "_" + std::to_string(::getpid()));
     const auto targets = fuzz_targets(scratch);
     const Target& target = find_target(targets, s.target);
