@@ -64,7 +64,8 @@ std::string console_prefix(Level level) {
 }
 
 constexpr const char* kFilePattern = "%Y-%m-%d %H:%M:%S.%e %l %v";
-// More lines than a run's preparation logs, few enough to cost nothing if no file follows.
+// More lines than a run's preparation logs (beyond, the oldest go), few enough to cost nothing
+// if no file follows: spdlog allocates the ring up front.
 constexpr std::size_t kHeldLines = 4096;
 
 void drop_sink(Logger& l, const std::shared_ptr<spdlog::sinks::sink>& sink) {
