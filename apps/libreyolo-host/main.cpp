@@ -8,6 +8,7 @@
 #include "commands.hpp"
 #include "libreyolo/core/error.hpp"
 #include "libreyolo/core/log/log.hpp"
+#include "libreyolo/core/trainer/out_of_memory.hpp"
 #include "libreyolo/sdk/user_error.hpp"
 
 namespace libreyolo::app {
@@ -50,6 +51,12 @@ int main(int argc, char** argv) {
       core::log::error(e.what());
       return app::kExitError;
     } catch (const std::exception& e) {
+      // train names batch and imgsz itself (trainer.cpp); val and bench run out of memory too.
+      if (const auto detail = core::trainer::allocation_failure(e)) {
+        core::log::error("out of memory in '", name, "': ", *detail,
+                         ". Lower batch or imgsz, or give the process more memory");
+        return app::kExitError;
+      }
       core::log::error("unexpected failure in '", name, "': ", e.what(),
                        ". This is a bug in libreyolo-host; please report it with the command line.");
       return app::kExitError;

@@ -4,6 +4,7 @@
 #include <map>
 
 #include "libreyolo/core/checkpoint/checkpoint_schema.hpp"
+#include "libreyolo/core/data/dataset/class_count.hpp"
 #include "libreyolo/core/error.hpp"
 
 namespace libreyolo::core::checkpoint {
@@ -178,6 +179,12 @@ class Decoder {
     Metadata& m = out.metadata;
     // Without nc (a legacy file, require_metadata off) the names themselves say how many.
     const int64_t nc = m.nc > 0 ? m.nc : (by_index.empty() ? 0 : by_index.rbegin()->first + 1);
+    // Before padding the missing names one string each (class_count.hpp).
+    if (nc > data::kMaxClasses) {
+      bad("it declares " + std::to_string(nc) + " classes, more than this host accepts (" +
+              std::to_string(data::kMaxClasses) + ")",
+          "The file is damaged; re-save it with LibreYOLO");
+    }
     std::vector<std::string> outside;
     for (const auto& item : by_index) {
       if (item.first < 0 || item.first >= nc) outside.push_back(std::to_string(item.first));

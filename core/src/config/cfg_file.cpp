@@ -9,7 +9,12 @@ namespace libreyolo::core::config {
 std::vector<std::pair<std::string, std::string>> read_cfg_file(const std::filesystem::path& file,
                                                                const OptionTable& table) {
   const std::string origin = "cfg file " + file.string();
-  if (!std::filesystem::is_regular_file(file)) {
+  std::error_code ec;
+  if (std::filesystem::is_directory(file, ec)) {
+    throw Error("cfg file " + file.string() + " is a folder", "cfg= must name a YAML file of options, not a folder",
+                "pass the YAML file inside it: cfg=" + (file / "NAME.yaml").string());
+  }
+  if (!std::filesystem::is_regular_file(file, ec)) {
     throw Error("cfg file " + file.string() + " does not exist", "cfg= must name a YAML file",
                 "check the path (relative paths start at the current folder)");
   }
@@ -26,7 +31,11 @@ std::vector<std::pair<std::string, std::string>> read_cfg_file(const std::filesy
   }
   std::vector<std::pair<std::string, std::string>> values;
   for (const auto& entry : root) {
-    const auto key = entry.first.as<std::string>();
+    if (!entry.first.IsScalar()) {
+      throw Error(origin + " has a key that is not a name", "each line must be 'option: value'",
+                  "write one option per line, e.g. 'epochs: 100'");
+    }
+    const auto key = entry.first.Scalar();
     const auto& spec = table.require(key, origin);
     if (spec.name == "cfg") {
       throw Error(origin + " sets cfg", "cfg files do not nest", "remove the cfg line");
@@ -34,9 +43,15 @@ std::vector<std::pair<std::string, std::string>> read_cfg_file(const std::filesy
     const auto& node = entry.second;
     std::string text;
     if (node.IsSequence()) {
-      for (size_t i = 0; i < node.size(); ++i) text += (i ? "," : "") + node[i].as<std::string>();
+      for (size_t i = 0; i < node.size(); ++i) {
+        if (!node[i].IsScalar()) {
+          throw Error("option '" + key + "' in " + origin + " holds a nested list or mapping",
+                      "expected " + describe_type(spec), "write it like " + key + ": [0.1, 2.0] or " + key + ": <value>");
+        }
+        text += (i ? "," : "") + node[i].Scalar();
+      }
     } else if (node.IsScalar()) {
-      text = node.as<std::string>();
+      text = node.Scalar();
     } else if (!node.IsNull()) {
       throw Error("option '" + key + "' in " + origin + " is a nested mapping",
                   "expected " + describe_type(spec), "write it like " + key + ": <value>");

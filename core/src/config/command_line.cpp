@@ -6,6 +6,7 @@
 #include <set>
 
 #include "libreyolo/core/error.hpp"
+#include "user_value.hpp"
 
 namespace po = boost::program_options;
 
@@ -40,6 +41,16 @@ std::string key_of(const std::string& token) {
   return key.substr(0, key.find('='));
 }
 
+// `epochs=` (an unset shell variable: epochs=$EPOCHS): Boost would call it a syntax error
+// ("should follow immediately after the equal sign"); it is an option without a value.
+void refuse_empty_values(const std::vector<std::string>& args, const OptionTable& table) {
+  for (const auto& arg : args) {
+    const auto eq = arg.find('=');
+    if (eq == std::string::npos || eq + 1 != arg.size() || key_of(arg).empty()) continue;
+    parse_user_value(table.require(key_of(arg), "the command line"), "", "the command line");  // throws
+  }
+}
+
 }  // namespace
 
 CommandLine parse_command_line(const std::vector<std::string>& args, const OptionTable& table) {
@@ -55,6 +66,7 @@ CommandLine parse_command_line(const std::vector<std::string>& args, const Optio
   po::positional_options_description positional;
   positional.add("positional__", -1);
 
+  refuse_empty_values(args, table);
   const auto gnu = to_gnu_style(args);
   po::parsed_options parsed(&described);
   try {

@@ -4,6 +4,7 @@
 #include <cmath>
 
 #include "libreyolo/core/config/option_spec.hpp"
+#include "user_value.hpp"
 #include "libreyolo/core/error.hpp"
 
 namespace libreyolo::core::config {
@@ -73,6 +74,20 @@ std::string describe_type(const OptionSpec& spec) {
     case OptionType::range: return "a range low,high (two numbers, low <= high)";
   }
   return "a value";
+}
+
+OptionValue parse_user_value(const OptionSpec& spec, const std::string& text, const std::string& origin) {
+  if (!trim(text).empty()) return parse_option_value(spec, text, origin);
+  const bool in_cfg = origin.rfind("cfg file", 0) == 0;
+  std::string example = example_for(spec);
+  if (in_cfg) example.replace(spec.name.size(), 1, ": ");
+  const std::string written = in_cfg ? "'" + spec.name + ":'" : "'" + spec.name + "='";
+  const std::string default_text = spec.default_value.empty() ? "" : " (" + spec.default_value + ")";
+  throw Error("option '" + spec.name + "' has an empty value in " + origin,
+              written + " is followed by nothing, and an empty value is not the default" +
+                  (in_cfg ? "" : " (an unset shell variable, as in " + spec.name + "=$VAR, looks like this)"),
+              "write a value (" + describe_type(spec) + "), e.g. " + example + ", or " +
+                  (in_cfg ? "delete the line" : "leave " + spec.name + " out") + " for the default" + default_text);
 }
 
 OptionValue parse_option_value(const OptionSpec& spec, const std::string& raw,

@@ -1,6 +1,7 @@
 #include "libreyolo/core/config/resolved_options.hpp"
 
 #include "libreyolo/core/error.hpp"
+#include "user_value.hpp"
 
 namespace libreyolo::core::config {
 
@@ -19,7 +20,7 @@ void OptionLayers::set_text(OptionSource source, const std::string& origin,
   Layer layer{origin, {}};
   for (const auto& [key, text] : values) {
     const auto& spec = table_.require(key, origin);
-    layer.values[spec.name] = parse_option_value(spec, text, origin);
+    layer.values[spec.name] = parse_user_value(spec, text, origin);
   }
   layers_[source] = std::move(layer);
 }

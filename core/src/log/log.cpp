@@ -1,14 +1,18 @@
 // spdlog lives in this file only (see log.hpp for why).
 #include "libreyolo/core/log/log.hpp"
+#include "libreyolo/core/log/log_hold.hpp"
 
 #include <spdlog/sinks/basic_file_sink.h>
+#include <spdlog/sinks/ringbuffer_sink.h>
 #include <spdlog/sinks/stdout_color_sinks.h>
 #include <spdlog/spdlog.h>
 
 #include <algorithm>
+#include <fstream>
 #include <memory>
 #include <mutex>
 
+#include "libreyolo/core/error.hpp"
 #include "libreyolo/sdk/log.hpp"
 
 namespace libreyolo::core::log {
@@ -31,6 +35,7 @@ struct Logger {
   std::mutex mutex;
   std::shared_ptr<spdlog::sinks::stderr_color_sink_mt> console;
   std::shared_ptr<spdlog::sinks::basic_file_sink_mt> file;
+  std::shared_ptr<spdlog::sinks::ringbuffer_sink_mt> held;  // hold_for_file(): lines for the next file
   std::shared_ptr<spdlog::logger> logger;
   Level console_level = Level::info;
 
@@ -58,6 +63,16 @@ std::string console_prefix(Level level) {
   }
 }
 
+constexpr const char* kFilePattern = "%Y-%m-%d %H:%M:%S.%e %l %v";
+// More lines than a run's preparation logs (beyond, the oldest go), few enough to cost nothing
+// if no file follows: spdlog allocates the ring up front.
+constexpr std::size_t kHeldLines = 4096;
+
+void drop_sink(Logger& l, const std::shared_ptr<spdlog::sinks::sink>& sink) {
+  auto& sinks = l.logger->sinks();
+  sinks.erase(std::remove(sinks.begin(), sinks.end(), sink), sinks.end());
+}
+
 void plugin_sink(sdk::log::Level level, const char* message) {
   write(static_cast<Level>(static_cast<int>(level)), message);
 }
@@ -73,25 +88,48 @@ void set_level(Level level) {
 
 Level level() { return instance().console_level; }
 
+void hold_for_file() {
+  auto& l = instance();
+  std::lock_guard<std::mutex> lock(l.mutex);
+  if (l.held) drop_sink(l, l.held);
+  l.held = std::make_shared<spdlog::sinks::ringbuffer_sink_mt>(kHeldLines);
+  l.held->set_pattern(kFilePattern);
+  l.held->set_level(spdlog::level::debug);
+  l.logger->sinks().push_back(l.held);
+}
+
 void set_file(const std::filesystem::path& file) {
   auto& l = instance();
   std::lock_guard<std::mutex> lock(l.mutex);
-  auto sink = std::make_shared<spdlog::sinks::basic_file_sink_mt>(file.string(), false);
-  sink->set_pattern("%Y-%m-%d %H:%M:%S.%e %l %v");
+  if (l.held) {
+    // What was logged before the file could exist goes first, with its own timestamps.
+    std::ofstream early(file, std::ios::app);
+    for (const auto& line : l.held->last_formatted()) early << line;
+    drop_sink(l, l.held);
+    l.held.reset();
+  }
+  std::shared_ptr<spdlog::sinks::basic_file_sink_mt> sink;
+  try {
+    sink = std::make_shared<spdlog::sinks::basic_file_sink_mt>(file.string(), false);
+  } catch (const spdlog::spdlog_ex& e) {
+    throw Error("cannot write the log file " + file.string(), e.what(),
+                "make its folder writable, or choose another project= folder");
+  }
+  sink->set_pattern(kFilePattern);
   sink->set_level(spdlog::level::debug);
-  auto& sinks = l.logger->sinks();
-  if (l.file) sinks.erase(std::remove(sinks.begin(), sinks.end(), l.file), sinks.end());
+  if (l.file) drop_sink(l, l.file);
   l.file = sink;
-  sinks.push_back(sink);
+  l.logger->sinks().push_back(sink);
 }
 
 void close_file() {
   auto& l = instance();
   std::lock_guard<std::mutex> lock(l.mutex);
+  if (l.held) drop_sink(l, l.held);
+  l.held.reset();
   if (!l.file) return;
   l.file->flush();
-  auto& sinks = l.logger->sinks();
-  sinks.erase(std::remove(sinks.begin(), sinks.end(), l.file), sinks.end());
+  drop_sink(l, l.file);
   l.file.reset();
 }
 

@@ -5,6 +5,7 @@
 #include <fstream>
 
 #include "libreyolo/core/error.hpp"
+#include "libreyolo/core/util/writable_folder.hpp"
 
 namespace fs = std::filesystem;
 
@@ -12,6 +13,13 @@ namespace libreyolo::core::trainer {
 namespace {
 
 RunFolder make(const fs::path& root) {
+  // Permission bits say what the owner wants, even to root, who could write anyway (the scan
+  // and disk caches follow the same rule: util/writable_folder.hpp).
+  if (!util::may_write_into(root)) {
+    throw Error("cannot create the run folder " + root.string(),
+                "the folder it goes into is read-only (no write permission, or a read-only file system)",
+                "choose another project= folder (e.g. project=$HOME/runs), or make it writable");
+  }
   std::error_code ec;
   fs::create_directories(root / "weights", ec);
   if (ec) {
@@ -19,6 +27,18 @@ RunFolder make(const fs::path& root) {
                 "choose another project= folder, or fix its permissions");
   }
   return {root, root / "weights"};
+}
+
+// fs::exists() that reports a folder it may not look into (no x permission) as an Error, not as a
+// std::filesystem_error.
+bool taken(const fs::path& path) {
+  std::error_code ec;
+  const bool found = fs::exists(path, ec);
+  if (ec) {
+    throw Error("cannot look into " + path.parent_path().string(), ec.message(),
+                "choose another project= folder, or fix its permissions");
+  }
+  return found;
 }
 
 }  // namespace
@@ -29,10 +49,10 @@ RunFolder create_run_folder(const fs::path& project, const std::string& name, bo
                 "use e.g. name=exp or project=runs/mine name=exp");
   }
   fs::path root = project / name;
-  if (!exist_ok && fs::exists(root)) {
+  if (!exist_ok && taken(root)) {
     for (int i = 2;; ++i) {
       root = project / (name + std::to_string(i));
-      if (!fs::exists(root)) break;
+      if (!taken(root)) break;
     }
   }
   return make(root);

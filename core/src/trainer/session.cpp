@@ -176,6 +176,24 @@ amp::GradScalerOptions scaler_options(const amp::PrecisionPlan& plan) {
   return options;
 }
 
+// A batch larger than the training split holds every image in one step anyway; left as it is,
+// the loader would reserve buffers for all of it (batch=100000 on 16 images: 100000 images'
+// worth of pixels per buffer). Capped to the split (a multiple of the world size, so the ranks
+// still share it evenly), once, with a warning that says so.
+void cap_batch_to_split(Session& s) {
+  const auto images = s.train_split->labels.size();
+  if (static_cast<std::size_t>(s.config.batch) <= images) return;
+  const int world = s.world_size;
+  const int capped = std::max(world, static_cast<int>(images) / world * world);
+  if (s.main_rank()) {
+    log::warn("batch=", s.config.batch, " is larger than the ", images, " images of the training split: training with batch=",
+              capped, " (one step per epoch takes every image; a larger batch would only reserve memory for images "
+              "that do not exist)");
+  }
+  s.config.batch = capped;
+  s.rank_batch = capped / world;
+}
+
 void load_data(Session& s, const TrainRequest& request) {
   // Training validates on val to pick best.pt: a data.yaml without one fails here.
   auto data = data::load_training_data(
@@ -183,6 +201,7 @@ void load_data(Session& s, const TrainRequest& request) {
   s.dataset = std::move(data.dataset);
   s.train_split = data.splits.at("train");
   s.val_split = data.splits.at("val");
+  cap_batch_to_split(s);
 
   data::LoaderOptions loader;
   loader.sampler.dataset_size = s.train_split->labels.size();

@@ -102,11 +102,7 @@ void run_epochs(TrainLoop& loop, const Hooks& hooks) {
   for (loop.epoch = s.progress.start_epoch; loop.epoch < s.config.epochs; ++loop.epoch) {
     loop.end_epoch_ = false;
     for (const auto& hook : hooks) hook->before_epoch(loop);
-    try {
-      loop.result = train_one_epoch(loop, hooks);
-    } catch (const c10::OutOfMemoryError& e) {
-      throw out_of_memory_error(s.config.batch, s.config.imgsz, s.device.str(), e.what());
-    }
+    loop.result = train_one_epoch(loop, hooks);  // running out of memory: trainer.cpp's train()
     loop.record = epoch_record(loop);
     loop.improved = false;
     for (const auto& hook : hooks) {

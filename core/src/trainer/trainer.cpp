@@ -9,7 +9,9 @@
 #include "libreyolo/core/distributed/replica_state.hpp"
 #include "libreyolo/core/distributed/spawn_training.hpp"
 #include "libreyolo/core/log/log.hpp"
+#include "libreyolo/core/log/log_hold.hpp"
 #include "libreyolo/core/trainer/interrupt.hpp"
+#include "libreyolo/core/trainer/out_of_memory.hpp"
 #include "session.hpp"
 #include "resume_command.hpp"
 #include "train_loop.hpp"
@@ -36,19 +38,26 @@ void establish_run_folder(Session& s, const TrainRequest& request) {
   s.run.weights = root / "weights";
 }
 
-// Everything before the first epoch: ranks joined, run folder, train.log, the session's
-// objects, and on resume the state of weights/last.pt.
+// Everything before the first epoch: ranks joined, the session's objects, run folder, train.log,
+// and on resume the state of weights/last.pt. A fresh run creates its folder only after options,
+// data and model proved good, so a run that fails to start leaves no folder behind (its log lines
+// so far are held and open train.log). A resume checks its folder and last.pt first instead:
+// that creates nothing, and a wrong name= should fail before minutes of data scanning.
 void begin_run(Session& s, const TrainRequest& request) {
   s.config = request.config;
   join_ranks(s, request);
+  if (s.main_rank()) log::hold_for_file();
   std::optional<checkpoint::Checkpoint> resume_from;
-  establish_run_folder(s, request);
-  if (s.config.resume) resume_from = checkpoint::load_checkpoint(s.run.weights / "last.pt");
+  if (s.config.resume) {
+    establish_run_folder(s, request);
+    resume_from = checkpoint::load_checkpoint(s.run.weights / "last.pt");
+  }
+  prepare_session(s, request);
+  if (!s.config.resume) establish_run_folder(s, request);
   if (s.main_rank()) {
     log::set_file(s.run.root / "train.log");
     log::info("run folder: ", s.run.root.string());
   }
-  prepare_session(s, request);
   if (resume_from) {
     restore_training_state(s, *resume_from);
     log::info("resuming ", s.run.root.string(), " after epoch ", s.progress.start_epoch);
@@ -84,18 +93,8 @@ TrainOutcome end_run(TrainLoop& loop) {
   return outcome;
 }
 
-}  // namespace
-
-Error out_of_memory_error(int batch, int imgsz, const std::string& device, const std::string& detail) {
-  const auto first_line = detail.substr(0, detail.find('\n'));
-  return Error("out of memory on " + device + " at batch=" + std::to_string(batch) + " imgsz=" + std::to_string(imgsz),
-               first_line,
-               "lower batch (e.g. batch=" + std::to_string(std::max(1, batch / 2)) +
-                   ", with nbs= to keep the nominal batch), lower imgsz, or keep amp=true (half the activation memory)");
-}
-
-TrainOutcome train(const TrainRequest& request) {
-  Session s;
+// The run itself: every policy is a hook around the epoch loop.
+TrainOutcome train_session(Session& s, const TrainRequest& request) {
   begin_run(s, request);
   TrainLoop loop(s, request);
   InterruptGuard interrupts;  // Ctrl-C: see hooks::interrupt and hooks::distributed_decision
@@ -114,6 +113,22 @@ TrainOutcome train(const TrainRequest& request) {
   if (s.collectives) policies.push_back(hooks::distributed_decision());
   run_epochs(loop, policies);
   return end_run(loop);
+}
+
+}  // namespace
+
+TrainOutcome train(const TrainRequest& request) {
+  Session s;
+  try {
+    return train_session(s, request);
+  } catch (const std::exception& e) {
+    // Wherever it struck (the loader's buffers, the model, a step, validation), running out of
+    // memory is the user's batch or imgsz, never "a bug".
+    if (const auto detail = allocation_failure(e)) {
+      throw out_of_memory_error(s.config.batch, s.config.imgsz, s.device.str(), *detail);
+    }
+    throw;
+  }
 }
 
 }  // namespace libreyolo::core::trainer

@@ -12,7 +12,10 @@ namespace {
 data::LoaderOptions loader_options(std::size_t size, const ValidationOptions& o) {
   data::LoaderOptions options;
   options.sampler.dataset_size = size;
-  options.sampler.batch_size = o.batch;
+  // A batch larger than the split would only reserve buffers for images that do not exist;
+  // it changes no prediction, so it is capped without a word.
+  const bool larger = size > 0 && o.batch > 0 && static_cast<std::size_t>(o.batch) > size;
+  options.sampler.batch_size = larger ? static_cast<int>(size) : o.batch;
   options.sampler.shuffle = false;
   options.imgsz = o.imgsz;
   options.workers = o.workers;

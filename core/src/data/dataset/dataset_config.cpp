@@ -7,6 +7,7 @@
 #include <map>
 #include <system_error>
 
+#include "libreyolo/core/data/dataset/class_count.hpp"
 #include "libreyolo/core/data/dataset/image_paths.hpp"
 #include "libreyolo/core/error.hpp"
 
@@ -154,6 +155,11 @@ DatasetConfig parse(const fs::path& yaml, const YAML::Node& top) {
   const bool has_nc = nc_node && !nc_node.IsNull();
   const int nc = has_nc ? parse_int(yaml, nc_node, "nc") : 0;
   if (has_nc && nc <= 0) bad_yaml(yaml, nc_node, "nc must be positive", "Fix data.yaml");
+  if (has_nc && nc > kMaxClasses) {
+    bad_yaml(yaml, nc_node, "nc is " + std::to_string(nc) + ", more classes than this host accepts (" +
+                                std::to_string(kMaxClasses) + ")",
+             "Fix nc (a typo?), or list the classes under 'names'");
+  }
   if (top["names"] && !top["names"].IsNull()) {
     config.names = parse_names(yaml, top["names"]);
     if (config.names.empty())

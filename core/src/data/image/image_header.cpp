@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "libreyolo/core/data/image/claimed_pixels.hpp"
 #include "libreyolo/core/data/image/exif_orientation.hpp"
 #include "libreyolo/core/data/image/image_format.hpp"
 #include "libreyolo/core/error.hpp"
@@ -46,13 +47,19 @@ bool tail_contains(std::ifstream& in, std::streamoff file_size, std::streamoff n
   return std::search(tail.begin(), tail.end(), pattern, pattern + pattern_size) != tail.end();
 }
 
-ImageSize checked(const std::filesystem::path& path, std::uint64_t width, std::uint64_t height) {
+// Also refuses a size the file is far too small to hold (claimed_pixels.hpp): the decoder
+// would allocate for it before noticing the data is missing.
+ImageSize checked(const std::filesystem::path& path, std::uint64_t width, std::uint64_t height,
+                  std::streamoff file_size, PixelCoding coding) {
   if (width == 0 || height == 0) fail(path, "its header declares a zero width or height");
-  if (width * height > kMaxImagePixels) {
-    fail(path, "it is " + std::to_string(width) + "x" + std::to_string(height) +
-                   " pixels, more than this host accepts (2^28 pixels)");
-  }
+  const std::string implausible = implausible_pixels(width, height, static_cast<std::uint64_t>(file_size), coding);
+  if (!implausible.empty()) fail(path, implausible);
   return {static_cast<int>(width), static_cast<int>(height)};
+}
+
+// SOF9-SOF11 and SOF13-SOF15 are arithmetic-coded.
+PixelCoding jpeg_coding(int marker) {
+  return marker >= 0xC9 && marker != 0xCC ? PixelCoding::jpeg_arithmetic : PixelCoding::jpeg_huffman;
 }
 
 ImageSize read_jpeg_size(std::ifstream& in, std::streamoff file_size,
@@ -96,7 +103,7 @@ ImageSize read_jpeg_size(std::ifstream& in, std::streamoff file_size,
     if (payload.size() < 5) fail(path, "its JPEG frame header is too short");
     const std::uint64_t height = (payload[1] << 8) | payload[2];
     const std::uint64_t width = (payload[3] << 8) | payload[4];
-    const ImageSize stored = checked(path, width, height);
+    const ImageSize stored = checked(path, width, height, file_size, jpeg_coding(marker));
     if (!tail_contains(in, file_size, in.tellg(), "\xFF\xD9", 2))
       fail(path, "it is truncated: no JPEG end-of-image marker at its end");
     return oriented_size(stored, orientation);
@@ -114,7 +121,7 @@ ImageSize read_png_size(std::ifstream& in, std::streamoff file_size,
   const std::uint32_t width = be32(header + 16);
   const std::uint32_t height = be32(header + 20);
   if (width > 0x7FFFFFFFu || height > 0x7FFFFFFFu) fail(path, "its PNG header is corrupt");
-  const ImageSize size = checked(path, width, height);
+  const ImageSize size = checked(path, width, height, file_size, PixelCoding::png);
   if (!tail_contains(in, file_size, 33, "IEND", 4))
     fail(path, "it is truncated: no PNG IEND chunk at its end");
   return size;

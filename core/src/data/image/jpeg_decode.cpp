@@ -10,6 +10,7 @@
 #include <jerror.h>
 #include <jpeglib.h>
 
+#include "libreyolo/core/data/image/claimed_pixels.hpp"
 #include "libreyolo/core/data/image/exif_orientation.hpp"
 #include "libreyolo/core/error.hpp"
 
@@ -22,7 +23,7 @@ namespace {
 struct ErrorManager {
   jpeg_error_mgr base;  // first member: libjpeg hands us a pointer to it
   std::jmp_buf jump;
-  char message[JMSG_LENGTH_MAX];
+  char message[512];  // >= JMSG_LENGTH_MAX; room for our own longer reasons
   bool truncated;
 };
 
@@ -90,10 +91,10 @@ bool decode_raw(const std::uint8_t* data, std::size_t size, int min_long_side, R
       break;
     }
   }
-  if (std::uint64_t{cinfo.image_width} * cinfo.image_height > kMaxImagePixels) {
-    std::snprintf(err->message, sizeof err->message,
-                  "it is %ux%u pixels, more than this host accepts (2^28 pixels)",
-                  cinfo.image_width, cinfo.image_height);
+  // Before jpeg_start_decompress, which allocates for the claimed size (claimed_pixels.hpp).
+  if (refuse_implausible_pixels(cinfo.image_width, cinfo.image_height, size,
+                                cinfo.arith_code ? PixelCoding::jpeg_arithmetic : PixelCoding::jpeg_huffman,
+                                err->message, sizeof err->message)) {
     jpeg_destroy_decompress(&cinfo);
     return false;
   }

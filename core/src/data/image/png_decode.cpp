@@ -8,6 +8,7 @@
 #include <new>
 #include <vector>
 
+#include "libreyolo/core/data/image/claimed_pixels.hpp"
 #include "libreyolo/core/error.hpp"
 
 namespace libreyolo::core::data {
@@ -21,7 +22,7 @@ struct ReadState {
   std::size_t size;
   std::size_t position;
   std::jmp_buf jump;
-  char message[256];
+  char message[512];
 };
 
 void on_error(png_structp png, png_const_charp message) {
@@ -71,8 +72,10 @@ bool decode_raw(ReadState* state, RawPng* out) {
 
   const png_uint_32 width = png_get_image_width(png, info);
   const png_uint_32 height = png_get_image_height(png, info);
-  if (std::uint64_t{width} * height > kMaxImagePixels) {
-    png_error(png, "the image is larger than this host accepts (2^28 pixels)");
+  // Before any allocation for the claimed size (claimed_pixels.hpp).
+  if (refuse_implausible_pixels(width, height, state->size, PixelCoding::png, state->message, sizeof state->message)) {
+    png_destroy_read_struct(&png, &info, nullptr);
+    return false;
   }
   const int color_type = png_get_color_type(png, info);
   const int bit_depth = png_get_bit_depth(png, info);
