@@ -157,6 +157,8 @@ std::vector<ImageScanRecord> read_scan_cache(const std::filesystem::path& cache,
 bool write_scan_cache(const std::filesystem::path& cache, int nc,
                       const std::vector<ImageScanRecord>& records) {
   if (!util::may_write_into(cache.parent_path())) return false;  // shared, read-only datasets
+  std::error_code created;
+  std::filesystem::create_directories(cache.parent_path(), created);  // the dataset's cache folder
   Writer out;
   for (char c : kMagic) out.put(c);
   out.put(kVersion);
