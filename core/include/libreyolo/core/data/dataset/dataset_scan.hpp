@@ -6,7 +6,7 @@
 // Policy, per image:
 //  - image missing/corrupt/truncated/not JPEG or PNG: skipped (kImageUnreadable);
 //  - no label file, or one without any row: background image, kept (a notice);
-//  - label file that cannot be read (permissions, binary data): image skipped;
+//  - label file that cannot be read (permissions, binary data, FIFO, > kMaxLabelRows): skipped;
 //  - invalid rows: dropped and counted, the image keeps its valid rows. If every row was
 //    invalid, or ScanOptions::drop_images_with_bad_rows is set (Ultralytics' policy), the image
 //    is skipped instead: training it as background would teach that its objects are background;
