@@ -8,9 +8,9 @@
 #include <system_error>
 
 #include "libreyolo/core/data/dataset/image_paths.hpp"
-#include "yaml_duplicate_keys.hpp"
 #include "libreyolo/core/error.hpp"
 #include "libreyolo/core/util/regular_file.hpp"
+#include "yaml_duplicate_keys.hpp"
 
 namespace libreyolo::core::data {
 namespace fs = std::filesystem;

@@ -1,9 +1,9 @@
 #pragma once
 // The checksum of one cached image's pixels (disk cache, version 3). It is computed once per
 // image when the cache is built and once per image per run when the image is first read, so
-// it must be fast: four independent 64-bit lanes of multiply-rotate over 32-byte blocks
-// (several GB/s, against about 1 GB/s for the byte-wise FNV-1a of the index). Not
-// cryptographic: it notices changed bytes, not an attacker.
+// it must be fast: four independent 64-bit lanes of multiply-rotate over 32-byte blocks, about
+// 8 times the speed of the byte-wise FNV-1a of the index (1.5 against 0.19 GB/s, measured on a
+// loaded 2-core machine). Not cryptographic: it notices changed bytes, not an attacker.
 
 #include <cstddef>
 #include <cstdint>
