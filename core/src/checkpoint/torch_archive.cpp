@@ -12,6 +12,7 @@
 #include "libreyolo/core/checkpoint/pickle_writer.hpp"
 #include "libreyolo/core/checkpoint/zip_crc.hpp"
 #include "libreyolo/core/error.hpp"
+#include "libreyolo/core/util/regular_file.hpp"
 
 namespace libreyolo::core::checkpoint {
 namespace {
@@ -73,6 +74,11 @@ PickleRef read_torch_archive(const std::filesystem::path& path) {
   if (std::filesystem::is_directory(path, ec)) {
     throw Error("Cannot read checkpoint " + path.string(), "it is a folder, not a file",
                 "Pass the .pt file inside it, e.g. " + (path / "weights" / "last.pt").string());
+  }
+  // Before anything opens it: opening a FIFO waits for a writer forever.
+  if (const std::string reason = util::not_regular_file_reason(path); !reason.empty()) {
+    throw Error("Cannot read checkpoint " + path.string(), reason,
+                "Pass the .pt file itself (a FIFO, device or socket cannot hold a checkpoint)");
   }
   check_signature(path);
 

@@ -91,6 +91,7 @@ TEST_CASE("Disk cache format: round trip, and nothing but an exact file reads ba
   contents.images = {a, bad};
   contents.stamps = {FileStamp{100, 5}, FileStamp{7, 9}};
   contents.pixel_bytes = a.bytes();
+  contents.pixel_hashes = {0x0123456789abcdefull, 0};
 
   const std::string index = encode_disk_cache_index(contents);
   std::string file = encode_disk_cache_preamble(contents, index);
@@ -108,6 +109,7 @@ TEST_CASE("Disk cache format: round trip, and nothing but an exact file reads ba
   CHECK(back->images[0].resized.height == 48);
   CHECK(back->images[1].failure == "corrupt");
   CHECK(back->stamps[1].mtime == 9);
+  CHECK(back->pixel_hashes[0] == 0x0123456789abcdefull);
 
   CHECK_FALSE(decode_disk_cache(data(), file.size() - 1).has_value());
   CHECK_FALSE(decode_disk_cache(data(), 100).has_value());

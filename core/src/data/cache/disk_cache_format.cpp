@@ -9,7 +9,7 @@ namespace libreyolo::core::data {
 namespace {
 
 constexpr char kMagic[8] = {'L', 'Y', 'I', 'M', 'G', 'C', 'H', 0};
-constexpr std::uint32_t kVersion = 2;  // 2: stamps carry ctime and inode
+constexpr std::uint32_t kVersion = 3;  // 2: stamps carry ctime and inode; 3: pixel hashes
 constexpr std::size_t kPreambleFields = 8 + 4 + 4 + 8 + 8 + 8 + 8;  // before its own checksum
 // Bounds no real cache reaches; a corrupt field fails fast instead of allocating.
 constexpr std::uint32_t kMaxStringBytes = 1u << 16;
@@ -83,6 +83,7 @@ std::string encode_disk_cache_index(const DiskCacheContents& contents) {
     out.put(static_cast<std::int32_t>(image.resized.width));
     out.put(static_cast<std::int32_t>(image.resized.height));
     out.put(image.offset);
+    out.put(contents.pixel_hashes.at(i));
     // A failure longer than a path would be is cut: it only needs to explain, not be whole.
     out.put_string(image.failure.substr(0, 4096));
   }
@@ -131,6 +132,7 @@ std::optional<DiskCacheContents> decode_disk_cache(const std::uint8_t* data, std
   contents.pixel_bytes = pixel_bytes;
   contents.images.resize(count);
   contents.stamps.resize(count);
+  contents.pixel_hashes.resize(count);
   Reader in(index, index_bytes);
   for (std::size_t i = 0; i < count; ++i) {
     PlannedImage& image = contents.images[i];
@@ -139,7 +141,8 @@ std::optional<DiskCacheContents> decode_disk_cache(const std::uint8_t* data, std
     if (!in.get_string(&path) || !in.get(&contents.stamps[i].size) ||
         !in.get(&contents.stamps[i].mtime) || !in.get(&contents.stamps[i].ctime) ||
         !in.get(&contents.stamps[i].inode) || !in.get(&ow) || !in.get(&oh) || !in.get(&rw) ||
-        !in.get(&rh) || !in.get(&image.offset) || !in.get_string(&image.failure)) {
+        !in.get(&rh) || !in.get(&image.offset) || !in.get(&contents.pixel_hashes[i]) ||
+        !in.get_string(&image.failure)) {
       return std::nullopt;
     }
     image.path = path;

@@ -18,6 +18,7 @@
 #include "libreyolo/core/data/cache/cache_text.hpp"
 #include "libreyolo/core/data/cache/decode_failures.hpp"
 #include "libreyolo/core/data/cache/parallel_for.hpp"
+#include "libreyolo/core/data/cache/pixel_hash.hpp"
 #include "libreyolo/core/data/cache/resized_image.hpp"
 #include "libreyolo/core/log/log.hpp"
 
@@ -43,11 +44,16 @@ bool pwrite_all(int fd, const std::uint8_t* data, std::uint64_t size, std::uint6
   return true;
 }
 
-// Where an unchanged image's pixels already are in the previous cache file (nullptr: decode).
-std::vector<const std::uint8_t*> reusable_pixels(const ImagePlan& plan,
-                                                 const std::vector<FileStamp>& stamps,
-                                                 const PreviousDiskCache& previous) {
-  std::vector<const std::uint8_t*> found(plan.images.size(), nullptr);
+// An unchanged image's pixels in the previous cache file, and the hash they had when written.
+struct Reusable {
+  const std::uint8_t* pixels = nullptr;  // nullptr: decode
+  std::uint64_t hash = 0;
+};
+
+// Where an unchanged image's pixels already are in the previous cache file.
+std::vector<Reusable> reusable_pixels(const ImagePlan& plan, const std::vector<FileStamp>& stamps,
+                                      const PreviousDiskCache& previous) {
+  std::vector<Reusable> found(plan.images.size());
   if (previous.contents == nullptr || previous.contents->imgsz != plan.imgsz) return found;
   const DiskCacheContents& old = *previous.contents;
   std::unordered_map<std::string, std::size_t> by_path;
@@ -59,7 +65,7 @@ std::vector<const std::uint8_t*> reusable_pixels(const ImagePlan& plan,
     const PlannedImage& then = old.images[hit->second];
     if (then.usable() && old.stamps[hit->second] == stamps[i] &&
         same_size(then.original, now.original) && same_size(then.resized, now.resized)) {
-      found[i] = previous.pixels + then.offset;
+      found[i] = {previous.pixels + then.offset, old.pixel_hashes[hit->second]};
     }
   }
   return found;
@@ -88,37 +94,46 @@ fs::path temporary_file_for(const fs::path& cache_file) {
 }
 
 void log_build_start(const ImagePlan& plan, const fs::path& cache_file,
-                     const std::vector<const std::uint8_t*>& reuse, int workers) {
+                     const std::vector<Reusable>& reuse, int workers) {
   std::size_t reused = 0;
-  for (const std::uint8_t* pixels : reuse) reused += pixels != nullptr ? 1 : 0;
+  for (const Reusable& old : reuse) reused += old.pixels != nullptr ? 1 : 0;
   log::info("caching ", plan.images.size(), " images (", format_bytes(plan.pixel_bytes),
             ") on disk in ", cache_file.string(),
             reused > 0 ? " (" + std::to_string(reused) + " unchanged, copied)" : std::string(),
             " with ", workers, workers == 1 ? " thread" : " threads", " ...");
 }
 
-// One image into its slot of the file: copied from the previous cache when `reused` is set,
-// else decoded and resized. A decode failure is recorded in `image` and is not a write
-// error; false means the write itself failed (`error` says why).
-bool write_image(int fd, PlannedImage& image, const std::uint8_t* reused, int imgsz,
-                 std::string* error) {
+// One image into its slot of the file: copied from the previous cache when `reused` is set
+// and its pixels still have their hash (a copy would otherwise carry changed bytes into the
+// new file under a fresh hash), else decoded and resized. `hash` receives the pixels' hash. A
+// decode failure is recorded in `image` and is not a write error; false means the write
+// itself failed (`error` says why).
+bool write_image(int fd, PlannedImage& image, const Reusable& reused, int imgsz,
+                 std::uint64_t* hash, std::string* error) {
   const std::uint64_t offset = kDiskCachePixelOffset + image.offset;
-  if (reused != nullptr) return pwrite_all(fd, reused, image.bytes(), offset, error);
+  if (reused.pixels != nullptr) {
+    *hash = hash_pixels(reused.pixels, image.bytes());
+    if (*hash == reused.hash) return pwrite_all(fd, reused.pixels, image.bytes(), offset, error);
+    log::warn("cache=disk: the previous cache's pixels of ", image.path.string(),
+              " do not match their checksum (the file changed on disk); decoding the image again");
+  }
   Image resized;
   try {
     resized = load_resized_image(image.path, image.original, imgsz);
   } catch (const std::exception& e) {
     image.failure = failure_reason(e);
+    *hash = 0;
     return true;
   }
+  *hash = hash_pixels(resized.pixels.data(), image.bytes());
   return pwrite_all(fd, resized.pixels.data(), image.bytes(), offset, error);
 }
 
-// Every usable image's pixels, `workers` threads at once. Returns the first write error;
-// nothing when all writes succeeded. The other threads stop starting images after one fails.
-std::optional<std::string> write_pixels(ImagePlan& plan,
-                                        const std::vector<const std::uint8_t*>& reuse, int fd,
-                                        int workers) {
+// Every usable image's pixels, `workers` threads at once, and their hashes into `hashes`.
+// Returns the first write error; nothing when all writes succeeded. The other threads stop
+// starting images after one fails.
+std::optional<std::string> write_pixels(ImagePlan& plan, const std::vector<Reusable>& reuse,
+                                        int fd, int workers, std::vector<std::uint64_t>* hashes) {
   std::atomic<bool> write_failed{false};
   std::mutex error_mutex;
   std::string write_error;
@@ -126,7 +141,8 @@ std::optional<std::string> write_pixels(ImagePlan& plan,
     PlannedImage& image = plan.images[i];  // each thread touches only its own images
     if (!image.usable() || write_failed.load()) return;
     std::string error;
-    if (!write_image(fd, image, reuse[i], plan.imgsz, &error) && !write_failed.exchange(true)) {
+    if (!write_image(fd, image, reuse[i], plan.imgsz, &(*hashes)[i], &error) &&
+        !write_failed.exchange(true)) {
       std::lock_guard<std::mutex> lock(error_mutex);
       write_error = error;
     }
@@ -136,7 +152,8 @@ std::optional<std::string> write_pixels(ImagePlan& plan,
 }
 
 // What the index records: the plan after decoding, with the images that failed left as holes.
-DiskCacheContents cache_contents(const ImagePlan& plan, const std::vector<FileStamp>& stamps) {
+DiskCacheContents cache_contents(const ImagePlan& plan, const std::vector<FileStamp>& stamps,
+                                 std::vector<std::uint64_t> hashes) {
   DiskCacheContents contents;
   contents.imgsz = plan.imgsz;
   contents.pixel_bytes = plan.pixel_bytes;
@@ -145,6 +162,7 @@ DiskCacheContents cache_contents(const ImagePlan& plan, const std::vector<FileSt
     if (!image.usable()) image.resized = {};  // its slot stays a hole in the file
   }
   contents.stamps = stamps;
+  contents.pixel_hashes = std::move(hashes);
   return contents;
 }
 
@@ -182,13 +200,16 @@ bool write_disk_cache(ImagePlan& plan, const std::vector<FileStamp>& stamps,
     return give_up("not enough free space for " + format_bytes(needed));
   }
 
-  const std::vector<const std::uint8_t*> reuse = reusable_pixels(plan, stamps, previous);
+  const std::vector<Reusable> reuse = reusable_pixels(plan, stamps, previous);
   const int workers = resolve_thread_count(threads, plan.images.size());
   log_build_start(plan, cache_file, reuse, workers);
   const auto start = std::chrono::steady_clock::now();
-  if (const auto error = write_pixels(plan, reuse, fd.get(), workers)) return give_up(*error);
+  std::vector<std::uint64_t> hashes(plan.images.size(), 0);
+  if (const auto error = write_pixels(plan, reuse, fd.get(), workers, &hashes)) {
+    return give_up(*error);
+  }
   std::string error;
-  if (!write_index_and_preamble(fd.get(), cache_contents(plan, stamps), &error)) {
+  if (!write_index_and_preamble(fd.get(), cache_contents(plan, stamps, std::move(hashes)), &error)) {
     return give_up(error);
   }
   if (::fsync(fd.get()) != 0 || ::close(fd.release()) != 0) return give_up(std::strerror(errno));

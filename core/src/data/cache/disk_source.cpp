@@ -10,9 +10,11 @@
 #include "libreyolo/core/data/cache/decode_failures.hpp"
 #include "libreyolo/core/data/cache/disk_cache_format.hpp"
 #include "libreyolo/core/data/cache/disk_cache_writer.hpp"
+#include "libreyolo/core/data/cache/disk_pixel_checks.hpp"
 #include "libreyolo/core/data/cache/file_lock.hpp"
 #include "libreyolo/core/data/cache/mapped_file.hpp"
 #include "libreyolo/core/data/cache/parallel_for.hpp"
+#include "libreyolo/core/data/cache/resized_image.hpp"
 #include "libreyolo/core/data/dataset/image_scan.hpp"
 #include "libreyolo/core/util/writable_folder.hpp"
 #include "libreyolo/core/log/log.hpp"
@@ -23,16 +25,26 @@ namespace {
 
 class DiskSource final : public ImageSource {
  public:
-  DiskSource(MappedFile file, DiskCacheContents contents)
-      : file_(std::move(file)), contents_(std::move(contents)) {}
+  DiskSource(MappedFile file, DiskCacheContents contents, const fs::path& path)
+      : file_(std::move(file)),
+        contents_(std::move(contents)),
+        checks_(path, file_.inode(), contents_.images.size()) {}
 
   std::size_t size() const override { return contents_.images.size(); }
 
-  ImageView get(std::size_t index, Image&) const override {
+  // The mapped pixels once they passed their checksum; else the image decoded from its source
+  // into `scratch` (and written back into the cache for the next reads).
+  ImageView get(std::size_t index, Image& scratch) const override {
     const PlannedImage& image = contents_.images.at(index);
     if (!image.usable()) throw_unloadable_image(image);
-    return {image.resized.width, image.resized.height,
-            file_.data() + kDiskCachePixelOffset + image.offset};
+    const std::uint8_t* pixels = file_.data() + kDiskCachePixelOffset + image.offset;
+    const std::uint64_t expected = contents_.pixel_hashes[index];
+    if (checks_.trusted(index, image, pixels, expected)) {
+      return {image.resized.width, image.resized.height, pixels};
+    }
+    scratch = load_resized_image(image.path, image.original, contents_.imgsz);
+    checks_.repair(index, image, scratch.pixels.data(), expected);
+    return ImageView::of(scratch);
   }
 
   ImageSize original_size(std::size_t index) const override {
@@ -44,6 +56,7 @@ class DiskSource final : public ImageSource {
  private:
   MappedFile file_;
   DiskCacheContents contents_;
+  DiskPixelChecks checks_;
 };
 
 // A cache file as found on disk: mapped and parsed, or why it cannot be used.
@@ -110,7 +123,7 @@ std::unique_ptr<ImageSource> use_cache(OpenCache cache, const fs::path& path) {
     if (!image.usable()) failures.images.push_back(image);
   }
   log_decode_failures(failures);
-  return std::make_unique<DiskSource>(std::move(cache.file), std::move(contents));
+  return std::make_unique<DiskSource>(std::move(cache.file), std::move(contents), path);
 }
 
 }  // namespace
@@ -161,7 +174,7 @@ std::unique_ptr<ImageSource> make_disk_source(ImagePlan plan, const fs::path& ca
     return nullptr;
   }
   log_decode_failures(plan);
-  return std::make_unique<DiskSource>(std::move(built.file), std::move(*built.contents));
+  return std::make_unique<DiskSource>(std::move(built.file), std::move(*built.contents), cache_file);
 }
 
 }  // namespace libreyolo::core::data

@@ -16,13 +16,16 @@ MappedFile::~MappedFile() {
 }
 
 MappedFile::MappedFile(MappedFile&& other) noexcept
-    : data_(std::exchange(other.data_, nullptr)), size_(std::exchange(other.size_, 0)) {}
+    : data_(std::exchange(other.data_, nullptr)),
+      size_(std::exchange(other.size_, 0)),
+      inode_(std::exchange(other.inode_, 0)) {}
 
 MappedFile& MappedFile::operator=(MappedFile&& other) noexcept {
   if (this != &other) {
     if (data_ != nullptr) ::munmap(const_cast<std::uint8_t*>(data_), size_);
     data_ = std::exchange(other.data_, nullptr);
     size_ = std::exchange(other.size_, 0);
+    inode_ = std::exchange(other.inode_, 0);
   }
   return *this;
 }
@@ -50,6 +53,7 @@ MappedFile MappedFile::open(const std::filesystem::path& path, std::string* erro
   }
   mapped.data_ = static_cast<const std::uint8_t*>(data);
   mapped.size_ = size;
+  mapped.inode_ = static_cast<std::uint64_t>(info.st_ino);
   return mapped;
 }
 

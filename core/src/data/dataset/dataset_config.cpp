@@ -10,6 +10,8 @@
 #include "libreyolo/core/data/dataset/class_count.hpp"
 #include "libreyolo/core/data/dataset/image_paths.hpp"
 #include "libreyolo/core/error.hpp"
+#include "libreyolo/core/util/regular_file.hpp"
+#include "yaml_duplicate_keys.hpp"
 
 namespace libreyolo::core::data {
 namespace fs = std::filesystem;
@@ -111,6 +113,10 @@ void add_source(const fs::path& yaml, const fs::path& root, const YAML::Node& no
     } else {
       read_list_file(source, split);
     }
+  } else if (const std::string reason = util::not_regular_file_reason(source); !reason.empty()) {
+    throw Error("Split '" + split->name + "' of " + where(yaml, node.Mark()) + " cannot be read",
+                "'" + written + "' resolves to " + source.string() + ": " + reason,
+                "Point it at an image folder, an image or a .txt list of images");
   } else {
     throw Error("Split '" + split->name + "' of " + where(yaml, node.Mark()) + " not found",
                 "'" + written + "' resolves to " + source.string() + ", which does not exist",
@@ -123,6 +129,7 @@ DatasetSplit parse_split(const fs::path& yaml, const fs::path& root, const YAML:
   DatasetSplit split;
   split.name = name;
   const YAML::Node node = top[name];
+  split.written = static_cast<bool>(node);
   if (!node || node.IsNull()) return split;
   split.defined = true;
   if (node.IsSequence()) {
@@ -146,7 +153,9 @@ DatasetConfig parse(const fs::path& yaml, const YAML::Node& top) {
   config.root = normal_folder(root);
   std::error_code ec;
   if (!fs::is_directory(config.root, ec)) {
-    throw Error("Dataset root " + config.root.string() + " of " + yaml.string() + " not found",
+    const bool exists = fs::exists(config.root, ec);
+    throw Error("Dataset root " + config.root.string() + " of " + yaml.string() +
+                    (exists ? " is not a folder" : " not found"),
                 "'path' must name a folder (relative paths are relative to the yaml's folder)",
                 "Fix 'path' in data.yaml");
   }
@@ -198,9 +207,12 @@ const DatasetSplit& DatasetConfig::split(std::string_view name) const {
                 "splits are train, val and test", "Use one of those names");
   }
   if (!found->defined) {
+    const std::string key = std::string(name) + ":";
     throw Error("Split '" + std::string(name) + "' is not defined in " + yaml_path.string(),
-                "data.yaml has no '" + std::string(name) + ":' entry",
-                "Add it to data.yaml, pointing at an image folder or list");
+                found->written ? "its '" + key + "' entry is empty"
+                               : "data.yaml has no '" + key + "' key (keys are case-sensitive)",
+                "Add '" + key + " images/" + std::string(name) +
+                    "' (an image folder, an image or a .txt list, relative to 'path') to data.yaml");
   }
   return *found;
 }
@@ -208,6 +220,7 @@ const DatasetSplit& DatasetConfig::split(std::string_view name) const {
 DatasetConfig load_dataset_config(const fs::path& yaml_path) {
   std::error_code ec;
   const fs::path yaml = fs::absolute(yaml_path, ec).lexically_normal();
+  refuse_non_regular(yaml);
   if (!fs::is_regular_file(yaml, ec)) {
     throw Error("Dataset file " + yaml.string() + " not found", "no file exists at that path",
                 "Check the data= path");
@@ -222,6 +235,7 @@ DatasetConfig load_dataset_config(const fs::path& yaml_path) {
     throw Error("Malformed dataset file " + where(yaml, e.mark), e.msg, "Fix the YAML syntax");
   }
   try {
+    refuse_duplicate_keys(yaml, top);
     return parse(yaml, top);
   } catch (const YAML::Exception& e) {
     throw Error("Invalid dataset file " + where(yaml, e.mark), e.msg, "Fix data.yaml");

@@ -6,6 +6,7 @@
 
 #include "libreyolo/core/data/dataset/dataset_config.hpp"
 #include "libreyolo/core/error.hpp"
+#include "libreyolo/core/util/regular_file.hpp"
 
 namespace libreyolo::core::data {
 namespace fs = std::filesystem;
@@ -19,6 +20,14 @@ bool looks_like_path(const std::string& spec) {
 }
 
 }  // namespace
+
+void refuse_non_regular(const fs::path& yaml) {
+  const std::string reason = util::not_regular_file_reason(yaml);
+  if (reason.empty()) return;
+  throw Error("Cannot read dataset file " + yaml.string(), reason,
+              "Pass the path of the data.yaml file itself (reading a FIFO waits for a writer, a "
+              "device is not a dataset description)");
+}
 
 std::vector<fs::path> dataset_search_dirs(const fs::path& bundled_dir) {
   std::vector<fs::path> dirs;
@@ -47,6 +56,7 @@ fs::path resolve_dataset_yaml(const std::string& spec, const std::vector<fs::pat
   if (looks_like_path(spec)) {
     if (fs::is_regular_file(spec, ec)) return fs::absolute(spec, ec).lexically_normal();
     const bool is_dir = fs::is_directory(spec, ec);
+    if (!is_dir) refuse_non_regular(spec);
     throw Error(
         "Dataset file " + spec + " not found",
         is_dir ? "it is a folder, not a data.yaml file" : "no file exists at that path",
@@ -57,6 +67,7 @@ fs::path resolve_dataset_yaml(const std::string& spec, const std::vector<fs::pat
   for (const fs::path& dir : search_dirs) {
     const fs::path candidate = dir / spec / "data.yaml";
     if (fs::is_regular_file(candidate, ec)) return fs::absolute(candidate, ec).lexically_normal();
+    if (!fs::is_directory(candidate, ec)) refuse_non_regular(candidate);
     tried += "\n  " + candidate.string();
   }
   throw Error("Dataset '" + spec + "' not found", "no data.yaml at any of these places:" + tried,

@@ -5,6 +5,7 @@
 #include "libreyolo/core/data/augment/stretch_resize.hpp"
 #include "libreyolo/core/error.hpp"
 #include "libreyolo/core/data/cache/image_cache.hpp"
+#include "libreyolo/core/data/dataset/image_paths.hpp"
 #include "libreyolo/core/data/dataset/scan_report.hpp"
 #include "libreyolo/core/log/log.hpp"
 
@@ -86,10 +87,36 @@ SplitSamples make_split_samples(const ScanResult& scan, std::shared_ptr<const Im
   return split;
 }
 
+namespace {
+
+// All background: the label files are missing (usually a labels/ folder that is not where the
+// images/ path says) or empty. Training would learn that nothing is ever an object.
+void check_has_boxes(const DatasetSplit& split, const ScanResult& scan) {
+  if (scan.report.boxes > 0 || scan.images.empty()) return;
+  const std::filesystem::path example = label_path_for_image(scan.images.front().path);
+  const std::string why = "its " + std::to_string(scan.images.size()) +
+                          " usable images have no box at all: every label file is missing or "
+                          "empty (the first image's labels are looked for at " +
+                          example.string() + ")";
+  const std::string todo =
+      "Put one label file per image in the labels/ folder beside images/ (images/x.jpg -> "
+      "labels/x.txt), one 'class cx cy w h' row per object";
+  if (split.name == "train") {
+    throw Error("Dataset split 'train' has no boxes to train on", why, todo);
+  }
+  log::warn("dataset split '", split.name, "' has no boxes: ", why, ". ", todo);
+}
+
+}  // namespace
+
 std::shared_ptr<const SplitSamples> load_split_samples(const DatasetSplit& split, int num_classes,
                                                        const SplitLoadOptions& options) {
-  const auto scan = scan_split(split, num_classes);
+  ScanOptions scan_options;
+  scan_options.dataset_root = options.dataset_root;
+  scan_options.cache_dir = options.cache_dir;
+  const auto scan = scan_split(split, num_classes, scan_options);
   if (scan.report.total_problems() > 0) log::warn(format_scan_report(scan.report));
+  check_has_boxes(split, scan);
   std::vector<std::filesystem::path> paths;
   ImageSourceOptions source_options;
   for (const auto& image : scan.images) {

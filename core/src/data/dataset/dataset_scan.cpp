@@ -1,6 +1,7 @@
 #include "libreyolo/core/data/dataset/dataset_scan.hpp"
 
 #include <algorithm>
+#include <cstdio>
 #include <atomic>
 #include <exception>
 #include <functional>
@@ -10,9 +11,11 @@
 #include <unordered_map>
 #include <unordered_set>
 
+#include "libreyolo/core/data/cache/fnv1a.hpp"
 #include "libreyolo/core/data/dataset/image_paths.hpp"
 #include "libreyolo/core/data/dataset/image_scan.hpp"
 #include "libreyolo/core/data/dataset/scan_cache.hpp"
+#include "libreyolo/core/data/dataset/scan_progress.hpp"
 #include "libreyolo/core/error.hpp"
 
 namespace libreyolo::core::data {
@@ -44,6 +47,12 @@ std::string display(const fs::path& path, const fs::path& root) {
   const fs::path relative = path.lexically_relative(root);
   if (relative.empty() || *relative.begin() == "..") return path.string();
   return relative.string();
+}
+
+// True when `path` lies strictly below `folder` (lexically; both absolute and normal).
+bool is_inside(const fs::path& path, const fs::path& folder) {
+  const fs::path relative = path.lexically_normal().lexically_relative(folder.lexically_normal());
+  return !relative.empty() && *relative.begin() != ".." && relative != ".";
 }
 
 // Label files under the split's labels folders that no listed image claims.
@@ -104,7 +113,8 @@ void collect(const DatasetSplit& split, const std::vector<ImageScanRecord>& reco
 
 }  // namespace
 
-fs::path scan_cache_path(const DatasetSplit& split) {
+fs::path scan_cache_path(const DatasetSplit& split, const fs::path& dataset_root,
+                         const fs::path& cache_dir) {
   fs::path labels;
   if (!split.folders.empty()) {
     labels = label_folder_for_image_folder(without_trailing_separator(split.folders.front()));
@@ -113,7 +123,13 @@ fs::path scan_cache_path(const DatasetSplit& split) {
   } else {
     return {};
   }
-  return fs::path(without_trailing_separator(labels).string() + ".libreyolo.cache");
+  labels = without_trailing_separator(labels);
+  const fs::path beside_labels(labels.string() + ".libreyolo.cache");
+  if (dataset_root.empty() || is_inside(beside_labels, dataset_root)) return beside_labels;
+  char hash[17];
+  std::snprintf(hash, sizeof hash, "%016llx",
+                static_cast<unsigned long long>(fnv1a64(labels.string().data(), labels.string().size())));
+  return cache_dir / (split.name + "-" + hash + ".libreyolo.cache");
 }
 
 ScanResult scan_split(const DatasetSplit& split, int nc, const ScanOptions& options) {
@@ -124,7 +140,7 @@ ScanResult scan_split(const DatasetSplit& split, int nc, const ScanOptions& opti
 
   std::vector<ImageScanRecord> cached;
   if (options.use_cache) {
-    result.cache_path = scan_cache_path(split);
+    result.cache_path = scan_cache_path(split, options.dataset_root, options.cache_dir);
     if (!result.cache_path.empty()) cached = read_scan_cache(result.cache_path, nc);
   }
   std::unordered_map<std::string, const ImageScanRecord*> by_image;
@@ -132,6 +148,7 @@ ScanResult scan_split(const DatasetSplit& split, int nc, const ScanOptions& opti
 
   std::vector<ImageScanRecord> records(split.images.size());
   std::vector<char> hit(split.images.size(), 0);
+  ScanProgress progress(split.name, split.images.size(), options.progress_interval);
   parallel_for(split.images.size(), options.threads, [&](std::size_t i) {
     const fs::path& image = split.images[i];
     try {
@@ -152,6 +169,7 @@ ScanResult scan_split(const DatasetSplit& split, int nc, const ScanOptions& opti
       records[i].status = ImageScanRecord::Status::kImageUnreadable;
       records[i].reason = e.what();
     }
+    progress.image_done();
   });
   result.report.cache_hits = static_cast<std::size_t>(std::count(hit.begin(), hit.end(), 1));
 

@@ -42,8 +42,10 @@ std::vector<fs::path> list_images(const fs::path& folder) {
   std::error_code ec;
   fs::recursive_directory_iterator it(folder, fs::directory_options::skip_permission_denied, ec);
   for (; !ec && it != fs::recursive_directory_iterator(); it.increment(ec)) {
+    // Anything but a folder is listed, so that a FIFO, a device or a broken link named like an
+    // image is reported by the scan instead of silently left out.
     std::error_code type_ec;
-    if (it->is_regular_file(type_ec) && has_image_extension(it->path())) {
+    if (!it->is_directory(type_ec) && has_image_extension(it->path())) {
       images.push_back(it->path());
     }
   }

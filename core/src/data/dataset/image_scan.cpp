@@ -13,7 +13,9 @@ namespace libreyolo::core::data {
 FileStamp stamp_file(const std::filesystem::path& path) {
   FileStamp stamp;
   struct stat info {};
-  if (::stat(path.c_str(), &info) != 0 || S_ISDIR(info.st_mode)) return stamp;
+  // A folder, FIFO or device at the path exists too: reading it then fails with what it is,
+  // where treating it as missing made a label folder or FIFO pass for an empty label.
+  if (::stat(path.c_str(), &info) != 0) return stamp;
   const auto nanoseconds = [](const timespec& t) { return static_cast<std::int64_t>(t.tv_sec) * 1000000000 + t.tv_nsec; };
   stamp.size = static_cast<std::int64_t>(info.st_size);
   stamp.mtime = nanoseconds(info.st_mtim);
@@ -52,8 +54,9 @@ ImageScanRecord scan_image(const std::filesystem::path& image, const std::filesy
     record.boxes = std::move(parsed.boxes);
     record.findings = std::move(parsed.findings);
   } catch (const Error& e) {
+    // The report shows only this reason, so it carries what to do as well.
     record.status = ImageScanRecord::Status::kLabelUnreadable;
-    record.reason = e.why();
+    record.reason = e.what_to_do().empty() ? e.why() : e.why() + ". " + e.what_to_do();
   } catch (const std::exception& e) {
     record.status = ImageScanRecord::Status::kLabelUnreadable;
     record.reason = e.what();

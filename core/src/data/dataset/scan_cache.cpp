@@ -14,7 +14,9 @@ namespace libreyolo::core::data {
 namespace {
 
 constexpr char kMagic[8] = {'L', 'Y', 'S', 'C', 'A', 'N', 0, 0};
-constexpr std::uint32_t kVersion = 2;  // 2: stamps carry ctime and inode
+// 2: stamps carry ctime and inode. 3: labels that are FIFOs, folders or devices, or over the row
+// cap, are unreadable (version 2 cached a FIFO label as an empty one, under the same stamp).
+constexpr std::uint32_t kVersion = 3;
 // Bounds that no real record reaches; a corrupt length field fails fast instead of allocating.
 constexpr std::uint32_t kMaxStringBytes = 1u << 16;
 constexpr std::uint32_t kMaxItems = 1u << 24;
@@ -157,6 +159,8 @@ std::vector<ImageScanRecord> read_scan_cache(const std::filesystem::path& cache,
 bool write_scan_cache(const std::filesystem::path& cache, int nc,
                       const std::vector<ImageScanRecord>& records) {
   if (!util::may_write_into(cache.parent_path())) return false;  // shared, read-only datasets
+  std::error_code created;
+  std::filesystem::create_directories(cache.parent_path(), created);  // the dataset's cache folder
   Writer out;
   for (char c : kMagic) out.put(c);
   out.put(kVersion);

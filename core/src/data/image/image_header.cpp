@@ -12,6 +12,7 @@
 #include "libreyolo/core/data/image/exif_orientation.hpp"
 #include "libreyolo/core/data/image/image_format.hpp"
 #include "libreyolo/core/error.hpp"
+#include "libreyolo/core/util/regular_file.hpp"
 
 namespace libreyolo::core::data {
 namespace {
@@ -130,6 +131,10 @@ ImageSize read_png_size(std::ifstream& in, std::streamoff file_size,
 }  // namespace
 
 ImageSize read_image_size(const std::filesystem::path& path) {
+  // Before opening: an ifstream on a FIFO would wait for a writer forever.
+  if (const std::string reason = util::not_regular_file_reason(path); !reason.empty()) {
+    fail(path, reason);
+  }
   std::ifstream in(path, std::ios::binary | std::ios::ate);
   if (!in) {
     const int saved_errno = errno;

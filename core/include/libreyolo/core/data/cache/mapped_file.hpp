@@ -1,6 +1,8 @@
 #pragma once
 // A whole file memory-mapped read-only. The disk cache never changes a file in place (it
-// writes a new one and renames it over), so a mapping stays valid for the process's life.
+// writes a new one and renames it over), so a mapping stays valid for the process's life; the
+// one exception writes back the very bytes an image's checksum says the file should hold
+// (disk_pixel_checks.hpp).
 
 #include <cstddef>
 #include <cstdint>
@@ -24,10 +26,12 @@ class MappedFile {
   const std::uint8_t* data() const { return data_; }
   std::size_t size() const { return size_; }
   bool is_open() const { return data_ != nullptr; }
+  std::uint64_t inode() const { return inode_; }  // of the file that was mapped
 
  private:
   const std::uint8_t* data_ = nullptr;
   std::size_t size_ = 0;
+  std::uint64_t inode_ = 0;
 };
 
 }  // namespace libreyolo::core::data

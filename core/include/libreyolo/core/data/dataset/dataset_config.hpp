@@ -17,6 +17,7 @@ namespace libreyolo::core::data {
 struct DatasetSplit {
   std::string name;      // "train", "val" or "test"
   bool defined = false;  // false when data.yaml has no (or an empty) entry for it
+  bool written = false;  // data.yaml has the key, perhaps with an empty value
   // Image folders named directly in data.yaml. The scan checks their labels folders for
   // label files without an image and keeps its cache next to the first one.
   std::vector<std::filesystem::path> folders;
@@ -54,6 +55,10 @@ std::filesystem::path resolve_dataset_yaml(const std::string& spec,
 // libreyolo::core::Error for malformed YAML (with the line), bad names/nc, missing split
 // folders or list files.
 DatasetConfig load_dataset_config(const std::filesystem::path& yaml_path);
+
+// Throws libreyolo::core::Error naming what `yaml` is when it exists but is not a regular file
+// (a FIFO, a device, a socket); does nothing otherwise.
+void refuse_non_regular(const std::filesystem::path& yaml);
 
 // resolve_dataset_yaml(spec, dataset_search_dirs(bundled_dir)) then load_dataset_config.
 DatasetConfig load_dataset(const std::string& spec, const std::filesystem::path& bundled_dir = {});

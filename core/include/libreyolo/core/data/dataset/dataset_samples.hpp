@@ -29,12 +29,15 @@ struct SplitSamples {
 SplitSamples make_split_samples(const ScanResult& scan, std::shared_ptr<const ImageSource> images);
 
 // Scan (validate labels, once per run, cached) + image source for one split. Logs the scan's
-// problem summary once when there is one. `cache_dir` holds the disk cache (cache=disk).
+// problem summary once when there is one. `cache_dir` holds the disk cache (cache=disk) and
+// any scan cache that would otherwise land outside `dataset_root`. A train split without a
+// single box is an Error (there is nothing to learn); another split without boxes is a warning.
 struct SplitLoadOptions {
   int imgsz = 640;
   CacheMode cache = CacheMode::none;
   int threads = 0;  // for decoding the cache; 0 = one per core
   std::filesystem::path cache_dir;
+  std::filesystem::path dataset_root;  // DatasetConfig::root; empty: no placement rule
   int local_ranks = 1;  // processes on this machine sharing the RAM budget
 };
 std::shared_ptr<const SplitSamples> load_split_samples(const DatasetSplit& split, int num_classes,

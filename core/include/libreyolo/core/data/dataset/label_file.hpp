@@ -4,7 +4,9 @@
 // keeps the good rows of a file that has bad ones (the scan counts and reports every drop).
 
 #include <cstdint>
+#include <cstddef>
 #include <filesystem>
+#include <string>
 #include <string_view>
 #include <vector>
 
@@ -37,6 +39,13 @@ struct LabelFile {
 // clipped into range; further out, the row is invalid (probably pixel coordinates).
 inline constexpr double kCoordinateTolerance = 1e-3;
 
+// More rows than any real image has objects (dense retail and aerial datasets stay in the
+// thousands). A bigger file is refused instead of parsed, so a stray log or a concatenation of
+// every label file cannot stall the start of a run.
+inline constexpr std::size_t kMaxLabelRows = 100000;
+// A bigger file is not even read (kMaxLabelRows rows of long polygons stay far below it).
+inline constexpr std::uint64_t kMaxLabelBytes = 64ull << 20;
+
 // Parses the text of a label file for a dataset of `nc` classes. Rules, first failure wins:
 //  - blank lines are skipped; '\r' (Windows line ends) and a UTF-8 BOM are tolerated;
 //  - 5 columns: class cx cy w h; an odd count >= 7 is a polygon "class x1 y1 x2 y2 ..."
@@ -46,9 +55,12 @@ inline constexpr double kCoordinateTolerance = 1e-3;
 //  - coordinates outside [0, 1] by more than kCoordinateTolerance are invalid, closer ones
 //    are clipped; width and height must then be > 0;
 //  - exact duplicate rows are removed (a duplicated box would double its loss weight).
-LabelFile parse_label_text(std::string_view text, int nc);
+// Throws libreyolo::core::Error, naming `name` (the file, for the message), when the text has
+// more than kMaxLabelRows non-blank rows.
+LabelFile parse_label_text(std::string_view text, int nc, const std::string& name = {});
 
-// Reads and parses a label file. Throws libreyolo::core::Error if it cannot be read.
+// Reads and parses a label file. Throws libreyolo::core::Error if it cannot be read, is not a
+// regular file (a FIFO, a folder, a device) or exceeds kMaxLabelBytes or kMaxLabelRows.
 LabelFile read_label_file(const std::filesystem::path& path, int nc);
 
 }  // namespace libreyolo::core::data

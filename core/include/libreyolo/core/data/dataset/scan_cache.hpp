@@ -3,9 +3,9 @@
 // unchanged files stats them instead of reopening 100k images. Each record carries the size and
 // mtime of its image and label file; a record whose files changed is rescanned on its own.
 //
-// Format (version 1, native byte order; the file is a cache, rebuilt whenever it does not read
+// Format (version 3, native byte order; the file is a cache, rebuilt whenever it does not read
 // back exactly): "LYSCAN\0\0", u32 version, i32 nc, u64 record count, then per record:
-// string image, i64 image size, i64 image mtime, i64 label size, i64 label mtime, u8 status,
+// string image, image stamp, label stamp (each i64 size, mtime, ctime, u64 inode), u8 status,
 // i32 width, i32 height, u32 box count + (i32 class, f32 cx cy w h) each, u32 finding count +
 // (u8 kind, u32 line) each, string reason; strings are u32 length + bytes.
 
