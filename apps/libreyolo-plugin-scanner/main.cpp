@@ -39,10 +39,13 @@ int main(int argc, char** argv) {
   // prints (it may print anything) cannot corrupt the record.
   const int record_fd = ::dup(STDOUT_FILENO);
   if (record_fd < 0 || ::dup2(STDERR_FILENO, STDOUT_FILENO) < 0) return 3;
+  // The first line now, before the plugin is loaded: from here on the host's clock runs for
+  // the plugin, not for this process's start.
+  if (!write_all(record_fd, plugins::scan_record_header())) return 3;
   log::capture_plugin_logs();
   log::set_level(log::Level::error);  // the host warns about a refusal; once is enough
   const auto verdict = plugins::scan_in_this_process(argv[1]);
-  if (!write_all(record_fd, plugins::format_scan_record(verdict))) return 3;
+  if (!write_all(record_fd, plugins::format_scan_answer(verdict))) return 3;
   ::close(record_fd);
   // Returning runs the plugin's static destructors, as the host's exit would: one that
   // crashes there is caught too.

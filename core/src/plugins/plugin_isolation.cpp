@@ -91,7 +91,7 @@ std::optional<std::vector<ScanVerdict>> verdicts_for(const std::vector<fs::path>
     if (!verdicts[i]) {
       verdicts[i] = fresh[s++];
       log::debug("plugin ", files[i].string(), ": ", to_string(verdicts[i]->outcome), " (scanned)");
-      cache.record(files[i], stamps[i], *verdicts[i]);
+      if (verdicts[i]->remember) cache.record(files[i], stamps[i], *verdicts[i]);
     }
     result.push_back(*verdicts[i]);
   }

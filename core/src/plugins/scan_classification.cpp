@@ -59,7 +59,24 @@ std::string describe_signal(int signal) {
   return text;
 }
 
+namespace {
+
+// How a scanner that never got as far as loading the plugin ended.
+std::string how_it_ended(const ScanProcessEnd& end) {
+  if (end.timed_out) return "it did not start within " + seconds(end.timeout_s);
+  if (WIFSIGNALED(end.wait_status)) return "signal " + describe_signal(WTERMSIG(end.wait_status));
+  return "exit code " + std::to_string(WIFEXITED(end.wait_status) ? WEXITSTATUS(end.wait_status) : -1);
+}
+
+}  // namespace
+
 ScanVerdict classify_scan(const ScanProcessEnd& end) {
+  if (!end.started) {
+    return {ScanOutcome::refused,
+            "the plugin scanner failed before it loaded the plugin (" + how_it_ended(end) +
+                "), so the plugin is not to blame; it is scanned again next time" + last_words(end.output_tail),
+            false};
+  }
   if (end.timed_out) {
     return {ScanOutcome::hung, "it hung: the plugin scanner got no answer from it within " +
                                    seconds(end.timeout_s) + " and was killed" +

@@ -31,14 +31,16 @@ std::optional<ScanOutcome> scan_outcome_from(const std::string& word) {
   return std::nullopt;
 }
 
+std::string scan_record_header() { return std::string(kRecordHeader) + "\n"; }
+
+std::string format_scan_answer(const ScanVerdict& verdict) {
+  const std::string answer =
+      verdict.outcome == ScanOutcome::approved ? "ok\n" : "refused\t" + escape_field(verdict.reason) + "\n";
+  return answer + kRecordEnd + "\n";
+}
+
 std::string format_scan_record(const ScanVerdict& verdict) {
-  std::string record = std::string(kRecordHeader) + "\n";
-  if (verdict.outcome == ScanOutcome::approved) {
-    record += "ok\n";
-  } else {
-    record += "refused\t" + escape_field(verdict.reason) + "\n";
-  }
-  return record + kRecordEnd + "\n";
+  return scan_record_header() + format_scan_answer(verdict);
 }
 
 std::optional<ScanVerdict> parse_scan_record(const std::string& text) {

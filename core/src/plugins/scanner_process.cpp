@@ -7,6 +7,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <chrono>
 #include <cstring>
@@ -63,10 +64,18 @@ bool drain(int fd, std::string& into, std::size_t keep_last) {
   return true;
 }
 
-// Collects both pipes until they close or the deadline passes; true when it passed.
+// The scanner's own start (the dynamic loader mapping LibTorch) may take this long on a busy
+// machine before the plugin's timeout starts; past it, the scanner is broken, not the plugin.
+constexpr double kStartLimit = 60;
+
+// Collects both pipes until they close or the deadline passes; true when it passed. The
+// deadline is the start limit until the record's first line arrives, then the plugin's timeout.
 bool watch(Pipe& record, Pipe& output, double timeout_s, ScanProcessEnd& end) {
   using clock = std::chrono::steady_clock;
-  const auto deadline = clock::now() + std::chrono::duration<double>(timeout_s);
+  const auto after = [](double s) { return clock::now() + std::chrono::duration_cast<clock::duration>(std::chrono::duration<double>(s)); };
+  end.started = false;
+  end.timeout_s = std::max(kStartLimit, timeout_s);
+  auto deadline = after(end.timeout_s);
   while (record.read >= 0 || output.read >= 0) {
     const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - clock::now());
     if (left.count() <= 0) return true;
@@ -76,6 +85,11 @@ bool watch(Pipe& record, Pipe& output, double timeout_s, ScanProcessEnd& end) {
     if (ready <= 0) continue;
     if (fds[0].revents && !drain(record.read, end.record, 1 << 16)) record.close_read();
     if (fds[1].revents && !drain(output.read, end.output_tail, 4096)) output.close_read();
+    if (!end.started && end.record.find('\n') != std::string::npos) {
+      end.started = true;
+      end.timeout_s = timeout_s;
+      deadline = after(timeout_s);
+    }
   }
   return false;
 }
@@ -113,7 +127,6 @@ std::optional<ScanProcessEnd> run_scanner(const std::filesystem::path& scanner,
     return std::nullopt;
   }
   ScanProcessEnd end;
-  end.timeout_s = timeout_s;
   if (watch(record, output, timeout_s, end)) {
     int status = 0;
     if (::waitpid(pid, &status, WNOHANG) == pid) {  // it did end; a child of its holds the pipes

@@ -96,19 +96,28 @@ TEST_CASE("a scanner's end is classified: signal named, timeout, exit without th
 
 TEST_CASE("the scanner process is watched: its record, its signal, its timeout, its exit") {
   libreyolo::test::TempDir dir;
+  const std::string started = "printf 'libreyolo-plugin-scan 1\\n'; ";  // the scanner's first line
   CHECK(scan_with(script(dir, "ok.sh", "printf 'libreyolo-plugin-scan 1\\nok\\nend\\n'")).outcome ==
         ScanOutcome::approved);
-  const auto crashed = scan_with(script(dir, "segv.sh", "echo 'about to fail' >&2; kill -SEGV $$"));
+  const auto crashed = scan_with(script(dir, "segv.sh", started + "echo 'about to fail' >&2; kill -SEGV $$"));
   CHECK(crashed.outcome == ScanOutcome::crashed);
   CHECK(crashed.reason.find("SIGSEGV") != std::string::npos);
   CHECK(crashed.reason.find("about to fail") != std::string::npos);
-  CHECK(scan_with(script(dir, "exits.sh", "exit 0")).outcome == ScanOutcome::exited);
+  CHECK(scan_with(script(dir, "exits.sh", started + "exit 0")).outcome == ScanOutcome::exited);
 
   const auto start = std::chrono::steady_clock::now();
-  const auto hung = scan_with(script(dir, "hangs.sh", "exec sleep 30"), 0.3);
+  const auto hung = scan_with(script(dir, "hangs.sh", started + "exec sleep 30"), 0.3);
   const double took = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   CHECK(hung.outcome == ScanOutcome::hung);
   CHECK(took < 5);  // killed at the timeout, not waited for
+
+  // A scanner that fails before its first line (here: as if a library of its own were missing)
+  // never loaded the plugin: refused this time, not remembered against the plugin.
+  const auto broken = scan_with(script(dir, "broken.sh", "echo 'error while loading shared libraries' >&2; exit 127"));
+  CHECK(broken.outcome == ScanOutcome::refused);
+  CHECK_FALSE(broken.remember);
+  CHECK(broken.reason.find("failed before it loaded the plugin (exit code 127)") != std::string::npos);
+  CHECK(broken.reason.find("error while loading shared libraries") != std::string::npos);
 
   std::string error;
   CHECK_FALSE(run_scanner(dir / "no-such-scanner", "/p.so", 1, error));
