@@ -39,8 +39,8 @@ std::string cache_identity(const fs::path& scanner) {
          std::to_string(stamp.mtime);
 }
 
-// Scans the files in parallel (each scan is a process that mostly waits for the dynamic
-// loader): the cold start of a host with many plugins costs about one scan, not one per plugin.
+// Scans the files in parallel (as many at a time as there are cores, at least 2, at most 8):
+// each scan is a process that spends much of its time waiting for the dynamic loader.
 // nullopt for a file whose scanner could not be started (`error` says why).
 std::vector<std::optional<ScanVerdict>> scan_files(const std::vector<fs::path>& files,
                                                    const IsolationSettings& settings, std::string& error) {
@@ -54,7 +54,8 @@ std::vector<std::optional<ScanVerdict>> scan_files(const std::vector<fs::path>& 
       }
     }
   };
-  const std::size_t workers = std::min<std::size_t>(files.size(), std::max(2u, std::min(8u, std::thread::hardware_concurrency())));
+  const unsigned cores = std::thread::hardware_concurrency();
+  const std::size_t workers = std::min<std::size_t>(files.size(), std::max(2u, std::min(8u, cores)));
   std::vector<std::thread> threads;
   for (std::size_t t = 1; t < workers; ++t) threads.emplace_back(work);
   work();

@@ -72,7 +72,9 @@ constexpr double kStartLimit = 60;
 // deadline is the start limit until the record's first line arrives, then the plugin's timeout.
 bool watch(Pipe& record, Pipe& output, double timeout_s, ScanProcessEnd& end) {
   using clock = std::chrono::steady_clock;
-  const auto after = [](double s) { return clock::now() + std::chrono::duration_cast<clock::duration>(std::chrono::duration<double>(s)); };
+  const auto after = [](double s) {
+    return clock::now() + std::chrono::duration_cast<clock::duration>(std::chrono::duration<double>(s));
+  };
   end.started = false;
   end.timeout_s = std::max(kStartLimit, timeout_s);
   auto deadline = after(end.timeout_s);
