@@ -12,7 +12,8 @@ install(TARGETS libreyolo_sdk EXPORT LibreYOLOTargets
         LIBRARY DESTINATION lib
         INCLUDES DESTINATION include)
 install(DIRECTORY sdk/include/libreyolo DESTINATION include)
-install(TARGETS libreyolo-host RUNTIME DESTINATION bin)
+# The scanner beside the host: the host runs it from its own folder (plugin_isolation.hpp).
+install(TARGETS libreyolo-host libreyolo-plugin-scanner RUNTIME DESTINATION bin)
 install(DIRECTORY datasets/ DESTINATION share/libreyolo/datasets)
 
 install(EXPORT LibreYOLOTargets NAMESPACE LibreYOLO:: DESTINATION lib/cmake/LibreYOLO)

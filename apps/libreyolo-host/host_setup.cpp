@@ -9,6 +9,7 @@
 #include "libreyolo/core/error.hpp"
 #include "libreyolo/core/log/log.hpp"
 #include "libreyolo/core/plugins/family_defaults.hpp"
+#include "libreyolo/core/plugins/plugin_isolation.hpp"
 #include "libreyolo/core/plugins/plugin_loader.hpp"
 #include "libreyolo/core/plugins/size_from_weights.hpp"
 #include "table_printer.hpp"
@@ -37,7 +38,17 @@ core::plugins::FamilyRegistry load_families(const core::config::UserOptions& use
   const auto dirs = core::plugins::plugin_search_path(
       explicit_dirs, std::getenv("LIBREYOLO_PLUGIN_PATH"), core::plugins::executable_dir());
   for (const auto& dir : dirs) core::log::debug("plugin folder: ", dir.string());
-  return core::plugins::load_plugins(dirs);
+  // The user named these folders; the default ones next to the binary often do not exist.
+  for (const auto& dir : explicit_dirs) {
+    std::error_code ec;
+    if (!std::filesystem::is_directory(dir, ec)) {
+      core::log::warn("plugin folder ", dir.string(), " (plugin_dir=) ",
+                      std::filesystem::exists(dir, ec) ? "is not a folder" : "does not exist", "; it is skipped");
+    }
+  }
+  const auto settings = core::plugins::isolation_settings(
+      core::plugins::executable_dir(), [](const char* name) { return std::getenv(name); });
+  return core::plugins::load_plugins_isolated(dirs, settings);
 }
 
 std::filesystem::path bundled_datasets_dir() {

@@ -17,7 +17,8 @@ namespace libreyolo::app {
 void apply_verbosity(const core::config::UserOptions& user);
 
 // Searches --plugin-dir (if the user gave one), $LIBREYOLO_PLUGIN_PATH, then the folder next
-// to the binary. Refused plugins were already warned about.
+// to the binary; each plugin file is scanned in a child process first (or its verdict read
+// from the plugin registry cache). Refused plugins were already warned about.
 core::plugins::FamilyRegistry load_families(const core::config::UserOptions& user);
 
 }  // namespace libreyolo::app

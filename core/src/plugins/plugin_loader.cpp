@@ -10,6 +10,7 @@
 #include <sstream>
 
 #include "libreyolo/core/log/log.hpp"
+#include "libreyolo/core/plugins/plugin_files.hpp"
 #include "libreyolo/sdk/abi.hpp"
 #include "libreyolo/sdk/registration.hpp"
 
@@ -34,10 +35,6 @@ std::map<std::string, std::string> stamp_fields(const std::string& stamp) {
     fields[item.substr(0, eq)] = eq == std::string::npos ? "" : item.substr(eq + 1);
   }
   return fields;
-}
-
-bool is_plugin_file(const fs::directory_entry& entry) {
-  return entry.is_regular_file() && entry.path().extension() == ".so";
 }
 
 }  // namespace
@@ -140,18 +137,11 @@ void load_plugin(const fs::path& file, FamilyRegistry& registry) {
 
 FamilyRegistry load_plugins(const std::vector<fs::path>& dirs) {
   FamilyRegistry registry;
-  for (const auto& dir : dirs) {
-    std::error_code ec;
-    if (!fs::is_directory(dir, ec)) continue;
-    std::vector<fs::path> files;
-    for (const auto& entry : fs::directory_iterator(dir, ec)) {
-      if (is_plugin_file(entry)) files.push_back(entry.path());
-    }
-    std::sort(files.begin(), files.end());
-    for (const auto& file : files) {
-      log::debug("loading plugin ", file.string());
-      load_plugin(file, registry);
-    }
+  const auto found = find_plugin_files(dirs);
+  for (const auto& problem : found.problems) registry.refuse(problem);
+  for (const auto& file : found.files) {
+    log::debug("loading plugin ", file.string());
+    load_plugin(file, registry);
   }
   return registry;
 }

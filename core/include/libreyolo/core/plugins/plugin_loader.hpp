@@ -5,7 +5,9 @@
 //   2. $LIBREYOLO_PLUGIN_PATH             (colon-separated)
 //   3. lib/libreyolo/families next to the binary (<exe>/../lib/... for an install or a build)
 // A plugin that is not a library, lacks an entry point, was built against another ABI, or
-// throws while registering is refused with one warning; the others still load.
+// throws while registering is refused with one warning; the others still load. The host first
+// has each file scanned in a child process (plugin_isolation.hpp), so that a plugin that
+// crashes, hangs or exits is refused too instead of ending the host.
 
 #include <filesystem>
 #include <optional>
@@ -35,7 +37,9 @@ std::optional<std::string> abi_mismatch(const std::string& plugin_stamp,
 // Loads one file into the registry (or records why not). Logs one warning on refusal.
 void load_plugin(const std::filesystem::path& file, FamilyRegistry& registry);
 
-// Loads every plugin file (lib*.so) found in `dirs`, in sorted order per folder.
+// Loads every plugin file (*.so) found in `dirs`, in sorted order per folder, into this
+// process: a plugin that crashes takes the process with it. The host loads through
+// load_plugins_isolated (plugin_isolation.hpp); this is the scanner's and the tests' way.
 FamilyRegistry load_plugins(const std::vector<std::filesystem::path>& dirs);
 
 }  // namespace libreyolo::core::plugins
