@@ -52,8 +52,8 @@ case $case_name in
     mkfifo "ds/labels/train/$first"; mkdir "ds/labels/train/$second"
     run_host train.log train "${common[@]}" data=ds/data.yaml
     expect_success train.log "images skipped because their label file could not be read: 2"
-    grep -qF "$first (it is a FIFO (named pipe), not a regular file)" train.log || { cat train.log; fail "the FIFO label is not named"; }
-    grep -qF "$second (it is a folder, not a regular file)" train.log || { cat train.log; fail "the folder label is not named"; }
+    grep -qF "$first (it is a FIFO (named pipe), not a regular file. " train.log || { cat train.log; fail "the FIFO label is not named"; }
+    grep -qF "$second (it is a folder, not a regular file. " train.log || { cat train.log; fail "the folder label is not named"; }
     echo "ok: labels that are a FIFO or a folder are reported, not read as empty or waited for"
     ;;
   big_label)
