@@ -60,10 +60,15 @@ case $case_name in
     echo "ok: batch=100000 on 16 images trains at batch=16 and says so once"
     ;;
   cpu_out_of_memory)
-    # A 2 GB address space holds the process but not imgsz=2048's first activations (1 GiB each).
+    # 2 GB of address space beyond the shared libraries the host maps holds the process but not
+    # imgsz=2048's first activations (1 GiB each). The libraries count because a CUDA build maps
+    # far more of them (libtorch_cuda, cuBLASLt, ...) before main() runs: a fixed 2 GB limit made it
+    # fail to start there ("failed to map segment"), testing nothing.
+    libs_kb=$(ldd "$host" | awk '$2 == "=>" && $3 ~ /^\// {print $3}' | xargs -r stat -L -c %s |
+      awk '{s += $1} END {print int(s / 1024)}')
     log=$work/train.log.txt
     set +e
-    (ulimit -v 2000000; exec "$host" train "${common[@]}" "${runs[@]}" imgsz=2048 batch=16 epochs=1 name=oom) > "$log" 2>&1
+    (ulimit -v $((2000000 + libs_kb)); exec "$host" train "${common[@]}" "${runs[@]}" imgsz=2048 batch=16 epochs=1 name=oom) > "$log" 2>&1
     code=$?
     set -e
     [ "$code" -eq 1 ] || { cat "$log"; fail "exit code $code, expected 1"; }

@@ -104,6 +104,10 @@ folder_problems_case() {
     # nobody reads root's registry cache (the other plugins need no scan) and writes nothing.
     chmod 777 "$work" plugins
     as_user=(setpriv --reuid=65534 --regid=65534 --clear-groups)
+    # nobody may not reach the host's own libraries (a build whose Boost or LibTorch lives in a
+    # folder only root can enter, as on the GPU machine): then this check cannot run there.
+    "${as_user[@]}" "$host" version > as_nobody.log 2>&1 ||
+      { echo "skipped the unreadable file: user nobody cannot run the host here: $(head -1 as_nobody.log)"; return 0; }
   fi
   "${as_user[@]}" "$host" families --plugin-dir "$work/plugins" > unreadable.log 2>&1 ||
     { cat unreadable.log; fail "families failed on an unreadable plugin file"; }

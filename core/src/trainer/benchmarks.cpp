@@ -157,17 +157,22 @@ class WeightSnapshot {
   std::vector<torch::Tensor> saved_;
 };
 
-// The gradients of one more batch (no optimizer step), copied to the CPU.
+// The gradients of one more batch (no optimizer step), copied to the CPU, in unscaled units.
+// Both sessions draw the same random numbers for it (torch reseeded: a DETR's denoising queries
+// come from torch's generator, whose state after the steps differs with capture, which advances
+// it by graph offsets) and divide by their own loss scale (the scalers may have grown apart).
 std::vector<torch::Tensor> gradients_of_one_batch(Session& s, const data::Batch& batch) {
   std::mt19937_64 rng(static_cast<std::uint64_t>(s.config.seed));
+  torch::manual_seed(static_cast<std::uint64_t>(s.config.seed));
   // Cleared as train_step clears them (in place while graphs are in use: a replaced .grad
   // would make the backward graph refuse to replay, and this batch would quietly compare eager
   // with eager).
   clear_gradients(s);
   forward_backward(s, batch, 1, rng);
+  const double loss_scale = s.scaler->enabled() ? s.scaler->current_scale() : 1.0;
   std::vector<torch::Tensor> grads;
   for (const auto& p : optim::unique_parameters(*s.model)) {
-    grads.push_back(p.grad().defined() ? p.grad().to(torch::kCPU, torch::kFloat64) : torch::Tensor());
+    grads.push_back(p.grad().defined() ? p.grad().to(torch::kCPU, torch::kFloat64) / loss_scale : torch::Tensor());
   }
   return grads;
 }
