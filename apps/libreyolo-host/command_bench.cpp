@@ -258,7 +258,8 @@ int bench_capture(const Args& args) {
             << " replays)\n  speedup " << r.speedup << "x (fastest steps); loss trajectories: " << r.identical_losses
             << " of " << r.eager.losses.size() << " steps bitwise equal, largest relative difference "
             << r.max_loss_difference << "; gradients of one more batch at the initial weights: largest relative difference "
-            << r.max_gradient_difference << "\n";
+            << r.max_gradient_difference << (r.worst_gradient.empty() ? "" : " (" + r.worst_gradient + ")")
+            << ", two eager passes " << r.eager_repeat_gradient_difference << "\n";
   write_json(run.options.get_text("json"), [&](core::util::JsonWriter& json) {
     json.member("benchmark", "capture").member("model", model).member("amp", amp == "true");
     json.key("eager").begin_object();
@@ -270,6 +271,8 @@ int bench_capture(const Args& args) {
         .member("identical_losses", r.identical_losses)
         .member_general("max_loss_difference", r.max_loss_difference)
         .member_general("max_gradient_difference", r.max_gradient_difference)
+        .member("worst_gradient", r.worst_gradient)
+        .member_general("eager_repeat_gradient_difference", r.eager_repeat_gradient_difference)
         .member("cpu", machine.cpu_model)
         .member("date", machine.date_utc);
   });

@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <tuple>
 
 #include "libreyolo/core/device/cuda_info.hpp"
 #include "libreyolo/core/profiler/host_sync_counter.hpp"
@@ -161,7 +162,7 @@ class WeightSnapshot {
 // Both sessions draw the same random numbers for it (torch reseeded: a DETR's denoising queries
 // come from torch's generator, whose state after the steps differs with capture, which advances
 // it by graph offsets) and divide by their own loss scale (the scalers may have grown apart).
-std::vector<torch::Tensor> gradients_of_one_batch(Session& s, const data::Batch& batch) {
+std::vector<optim::NamedParameter> gradients_of_one_batch(Session& s, const data::Batch& batch) {
   std::mt19937_64 rng(static_cast<std::uint64_t>(s.config.seed));
   torch::manual_seed(static_cast<std::uint64_t>(s.config.seed));
   // Cleared as train_step clears them (in place while graphs are in use: a replaced .grad
@@ -170,22 +171,29 @@ std::vector<torch::Tensor> gradients_of_one_batch(Session& s, const data::Batch&
   clear_gradients(s);
   forward_backward(s, batch, 1, rng);
   const double loss_scale = s.scaler->enabled() ? s.scaler->current_scale() : 1.0;
-  std::vector<torch::Tensor> grads;
-  for (const auto& p : optim::unique_parameters(*s.model)) {
-    grads.push_back(p.grad().defined() ? p.grad().to(torch::kCPU, torch::kFloat64) / loss_scale : torch::Tensor());
+  std::vector<optim::NamedParameter> grads;
+  for (const auto& p : optim::unique_named_parameters(*s.model)) {
+    const auto& g = p.tensor.grad();
+    grads.push_back({p.name, g.defined() ? g.to(torch::kCPU, torch::kFloat64) / loss_scale : torch::Tensor()});
   }
   return grads;
 }
 
-double max_relative_difference(const std::vector<torch::Tensor>& a, const std::vector<torch::Tensor>& b) {
-  double worst = 0;
+// The largest difference of any parameter's gradient relative to that gradient's largest value.
+std::pair<double, std::string> max_relative_difference(const std::vector<optim::NamedParameter>& a,
+                                                       const std::vector<optim::NamedParameter>& b) {
+  std::pair<double, std::string> worst{0.0, ""};
   for (std::size_t i = 0; i < a.size() && i < b.size(); ++i) {
-    if (!a[i].defined() || !b[i].defined()) {
-      if (a[i].defined() != b[i].defined()) worst = std::max(worst, 1.0);
-      continue;
+    const auto& x = a[i].tensor;
+    const auto& y = b[i].tensor;
+    double difference = 0;
+    if (!x.defined() || !y.defined()) {
+      difference = x.defined() != y.defined() ? 1.0 : 0.0;
+    } else {
+      const double scale = std::max(x.abs().max().item<double>(), 1e-12);
+      difference = (x - y).abs().max().item<double>() / scale;
     }
-    const double scale = std::max(a[i].abs().max().item<double>(), 1e-12);
-    worst = std::max(worst, (a[i] - b[i]).abs().max().item<double>() / scale);
+    if (difference > worst.first) worst = {difference, a[i].name};
   }
   return worst;
 }
@@ -200,7 +208,7 @@ StepBenchmark benchmark_step(const TrainRequest& request, int warmup, int steps)
 
 CaptureBenchmark benchmark_capture(const TrainRequest& request, int warmup, int steps) {
   CaptureBenchmark result;
-  std::vector<torch::Tensor> eager_grads, captured_grads;
+  std::vector<optim::NamedParameter> eager_grads, captured_grads;
   {  // one session at a time, so that each peak memory is its own
     PreparedBench bench;
     prepare(bench, request, false);
@@ -208,6 +216,8 @@ CaptureBenchmark benchmark_capture(const TrainRequest& request, int warmup, int 
     result.eager = run_steps(bench.session, *bench.batch, warmup, steps);
     initial.restore(*bench.session.model);
     eager_grads = gradients_of_one_batch(bench.session, *bench.batch);
+    result.eager_repeat_gradient_difference =
+        max_relative_difference(eager_grads, gradients_of_one_batch(bench.session, *bench.batch)).first;
   }
   {
     PreparedBench bench;
@@ -225,7 +235,7 @@ CaptureBenchmark benchmark_capture(const TrainRequest& request, int warmup, int 
     const double scale = std::max(std::abs(a[i]), 1e-12);
     result.max_loss_difference = std::max(result.max_loss_difference, std::abs(a[i] - b[i]) / scale);
   }
-  result.max_gradient_difference = max_relative_difference(eager_grads, captured_grads);
+  std::tie(result.max_gradient_difference, result.worst_gradient) = max_relative_difference(eager_grads, captured_grads);
   return result;
 }
 

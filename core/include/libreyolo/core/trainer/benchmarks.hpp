@@ -69,6 +69,11 @@ struct CaptureBenchmark {
   int identical_losses = 0;           // steps whose total loss is bitwise equal
   double max_loss_difference = 0;     // largest |eager - captured| relative difference
   double max_gradient_difference = 0; // largest relative difference of any parameter's gradient
+  std::string worst_gradient;         // the parameter it was found in
+  // The same measure between two eager passes over that batch at the same weights: the noise
+  // floor (kernels that accumulate with atomics, e.g. grid_sample's backward, and a matching that
+  // follows the last bits), against which max_gradient_difference says whether capture is at fault.
+  double eager_repeat_gradient_difference = 0;
 };
 
 CaptureBenchmark benchmark_capture(const TrainRequest& request, int warmup, int steps);
