@@ -8,6 +8,7 @@
 
 #include "commands.hpp"
 #include "host_setup.hpp"
+#include "resume_setup.hpp"
 #include "libreyolo/core/config/option_table.hpp"
 #include "libreyolo/core/device/device_choice.hpp"
 #include "libreyolo/core/distributed/rank_environment.hpp"
@@ -16,6 +17,7 @@
 #include "libreyolo/core/plugins/plugin_loader.hpp"
 #include "libreyolo/core/trainer/autobatch.hpp"
 #include "libreyolo/core/trainer/launcher_handoff.hpp"
+#include "libreyolo/core/trainer/resume_target.hpp"
 #include "libreyolo/core/trainer/trainer.hpp"
 
 namespace libreyolo::app {
@@ -41,10 +43,21 @@ int spawn_workers(const core::trainer::TrainRequest& request, const Args& args, 
   return kExitOk;
 }
 
+// resume= takes the run's own options (resume_setup.hpp); anything else resolves model= as given.
+ModelRun resolve_train_run(const Args& args) {
+  const auto& table = core::config::train_options();
+  auto user = core::config::read_user_options(args, table);
+  if (const auto resume = user.lookup("resume"); resume && core::trainer::resume_requested(*resume)) {
+    apply_verbosity(user);
+    return resolve_resumed_run(user, table);
+  }
+  return resolve_model_run("train", args, table);
+}
+
 }  // namespace
 
 int run_train(const Args& args) {
-  const auto run = resolve_model_run("train", args, core::config::train_options());
+  const auto run = resolve_train_run(args);
   auto request = make_train_request(run);
   request.ranks = core::distributed::read_rank_environment();
   core::distributed::refuse_process_inside_worker(request.ranks);

@@ -44,14 +44,37 @@ echo "ok: name collision -> straight2"
 echo "ok: cuda_graph=true on CPU trains eager ($(grep -o 'cuda_graph=true has no effect: [^;]*' second.log))"
 
 # 3. Resume: the straight run's epoch-1 checkpoint is exactly what its last.pt held after
-# epoch 1. Resuming a copy of it for the second epoch must give the straight run's weights.
+# epoch 1. Resuming a copy of it (with the run's args.yaml, where a resume takes its options
+# from) for the second epoch must give the straight run's weights.
 mkdir -p "$work/runs/part/weights"
 cp "$run/weights/epoch1.pt" "$work/runs/part/weights/last.pt"
-"$host" train "${common[@]}" epochs=2 name=part resume=true > resume.log 2>&1 || { cat resume.log; fail "resume"; }
-grep -q "resuming" resume.log || fail "resume did not say it resumed"
+cp "$run/args.yaml" "$work/runs/part/args.yaml"
+# A different epochs= is refused, listing the difference, and leaves the run as it was.
+before=$(cksum < "$work/runs/part/weights/last.pt")
+if "$host" train resume=$work/runs/part/weights/last.pt epochs=5 lr0=0.5 > refused.log 2>&1; then
+  cat refused.log; fail "a resume with epochs=5 lr0=0.5 (the run has 2 and 0.01) was not refused"
+fi
+grep -q "cannot resume $work/runs/part with different options: epochs=5 (the run has 2); lr0=0.5 (the run has 0.01)" refused.log ||
+  { cat refused.log; fail "the refusal does not list both differences"; }
+grep -q "start a new run from its weights with model=$work/runs/part/weights/last.pt" refused.log ||
+  { cat refused.log; fail "the refusal does not say how to train on with other options"; }
+[ "$(cksum < "$work/runs/part/weights/last.pt")" = "$before" ] || fail "a refused resume changed last.pt"
+[ "$(wc -l < "$work/runs/part/args.yaml")" -gt 10 ] || fail "a refused resume changed args.yaml"
+echo "ok: resume with changed options refused, naming each ($(grep -o 'epochs=5 [^;]*' refused.log))"
+# The original command again (same options) continues; workers may change and is logged. The
+# model and data come from args.yaml: none of them is repeated.
+"$host" train "${common[@]/workers=2/workers=1}" epochs=2 save_period=1 name=part resume=true > resume.log 2>&1 ||
+  { cat resume.log; fail "resume"; }
+grep -q "resuming .* after epoch 1" resume.log || { cat resume.log; fail "resume did not say it resumed after epoch 1"; }
+grep -q "resume: workers=1 (the run has 2)" resume.log || { cat resume.log; fail "the accepted workers change was not logged"; }
 "$compare" "$run/weights/last.pt" "$work/runs/part/weights/last.pt" 1e-6 > compare.log 2>&1 ||
   { cat compare.log; fail "resumed weights differ from the straight run"; }
-echo "ok: 1 epoch + resume 1 == 2 epochs straight ($(tail -1 compare.log))"
+echo "ok: 1 epoch + resume 1 (workers 2 -> 1) == 2 epochs straight ($(tail -1 compare.log))"
+# resume=true without name= continues the project's latest run (part: its last.pt is newest).
+if "$host" train resume=true project=$work/runs epochs=9 > latest.log 2>&1; then cat latest.log; fail "epochs=9 not refused"; fi
+grep -q "cannot resume $work/runs/part with different options: epochs=9" latest.log ||
+  { cat latest.log; fail "resume=true did not pick the latest run"; }
+echo "ok: resume=true without name= picks the latest run of project="
 
 # 4. Divergence: a test family whose loss turns NaN after two steps. Each such step is
 # skipped with a warning; several in a row stop the run with a clear message.
@@ -71,6 +94,7 @@ kill -INT "$pid"
 set +e; wait "$pid"; code=$?; set -e
 [ "$code" -eq 130 ] || { cat interrupt.log; fail "interrupted run exited $code, expected 130"; }
 [ -s "$work/runs/interrupted/weights/last.pt" ] || fail "no last.pt after interrupt"
-grep -q "resume=true" interrupt.log || fail "no resume hint"
+grep -q "Resume with: libreyolo-host train resume=$work/runs/interrupted/weights/last.pt" interrupt.log ||
+  { cat interrupt.log; fail "no resume hint naming the run's last.pt"; }
 echo "ok: Ctrl-C saves last.pt and exits 130"
 echo "train_run_test: all passed"

@@ -87,7 +87,9 @@ std::vector<TrainOption> declare_train_options() {
        integer_from(1, kMany)},
       {{"patience", T::integer, "50", "stop after N epochs without improvement; 0 = never"}, &C::patience,
        integer_from(0, kMany)},
-      {{"resume", T::boolean, "false", "continue the run in name= from weights/last.pt"}, &C::resume},
+      {{"resume", T::text, "false",
+        "true (the run in project=/name=, or the latest) or a run's weights/last.pt: continue it with its own options"},
+       &C::resume},
       {{"log_interval", T::integer, "10", "read and print loss components every N steps"}, &C::log_interval,
        integer_from(1, kMany)},
   };

@@ -19,20 +19,9 @@ std::string shell_word(const std::string& word) {
 
 }  // namespace
 
-std::string resume_command(const std::vector<config::ReportedOption>& options, const RunFolder& run) {
-  std::string command = "libreyolo-host train";
-  for (const auto& option : options) {
-    if (option.source != config::OptionSource::command_line) continue;
-    // Replaced below; exist_ok would be harmless but says the wrong thing about a resume.
-    if (option.name == "resume" || option.name == "project" || option.name == "name" || option.name == "exist_ok") {
-      continue;
-    }
-    command += " " + shell_word(option.name + "=" + option.value);
-  }
-  const auto project = run.root.parent_path().empty() ? std::filesystem::path(".") : run.root.parent_path();
-  command += " " + shell_word("project=" + project.string()) + " " + shell_word("name=" + run.root.filename().string()) +
-             " resume=true";
-  return command;
+std::string resume_command(const RunFolder& run) {
+  // Every other option comes from the run's args.yaml (a resume takes them all from there).
+  return "libreyolo-host train " + shell_word("resume=" + (run.weights / "last.pt").string());
 }
 
 }  // namespace libreyolo::core::trainer

@@ -58,14 +58,7 @@ RunFolder create_run_folder(const fs::path& project, const std::string& name, bo
   return make(root);
 }
 
-RunFolder existing_run_folder(const fs::path& project, const std::string& name) {
-  const fs::path root = project / name;
-  if (!fs::is_regular_file(root / "weights" / "last.pt")) {
-    throw Error("cannot resume run " + root.string(), "it has no weights/last.pt",
-                "pass the project= and name= of the run to resume (its folder holds weights/last.pt)");
-  }
-  return {root, root / "weights"};
-}
+RunFolder existing_run_folder(const fs::path& root) { return {root, root / "weights"}; }
 
 void write_args_yaml(const fs::path& file, const std::vector<config::ReportedOption>& options) {
   YAML::Emitter out;

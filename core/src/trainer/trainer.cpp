@@ -12,6 +12,7 @@
 #include "libreyolo/core/log/log_hold.hpp"
 #include "libreyolo/core/trainer/interrupt.hpp"
 #include "libreyolo/core/trainer/out_of_memory.hpp"
+#include "libreyolo/core/trainer/resume_target.hpp"
 #include "session.hpp"
 #include "resume_command.hpp"
 #include "train_loop.hpp"
@@ -20,14 +21,23 @@
 namespace libreyolo::core::trainer {
 namespace {
 
+bool resuming(const config::TrainConfig& c) { return resume_requested(c.resume); }
+
+// resume=true without name= means the latest run, so the default name does not count.
+std::optional<std::string> name_if_set(const config::TrainConfig& c) {
+  if (c.user_set.count("name") == 0) return std::nullopt;
+  return c.name;
+}
+
 // Rank 0 creates the run folder (or finds the one to resume) and writes args.yaml; the other
 // ranks of a distributed run receive its path, so every rank agrees on one folder.
 void establish_run_folder(Session& s, const TrainRequest& request) {
   const auto& c = s.config;
   if (s.main_rank()) {
-    s.run = c.resume ? existing_run_folder(c.project, c.name) : create_run_folder(c.project, c.name, c.exist_ok);
+    s.run = resuming(c) ? existing_run_folder(resume_run_root(c.resume, c.project, name_if_set(c)))
+                        : create_run_folder(c.project, c.name, c.exist_ok);
     s.run_lock = std::make_unique<RunFolderLock>(s.run.root);  // before anything in it is written
-    if (!c.resume) write_args_yaml(s.run.root / "args.yaml", config::report_options(request.config, request.sources));
+    if (!resuming(c)) write_args_yaml(s.run.root / "args.yaml", config::report_options(request.config, request.sources));
     if (const char* file = std::getenv(distributed::kRunFolderFileVariable); file && *file) {
       std::ofstream(file) << s.run.root.string();  // tells the launcher where rank 0's results are
     }
@@ -48,12 +58,12 @@ void begin_run(Session& s, const TrainRequest& request) {
   join_ranks(s, request);
   if (s.main_rank()) log::hold_for_file();
   std::optional<checkpoint::Checkpoint> resume_from;
-  if (s.config.resume) {
+  if (resuming(s.config)) {
     establish_run_folder(s, request);
     resume_from = checkpoint::load_checkpoint(s.run.weights / "last.pt");
   }
   prepare_session(s, request);
-  if (!s.config.resume) establish_run_folder(s, request);
+  if (!resuming(s.config)) establish_run_folder(s, request);
   if (s.main_rank()) {
     log::set_file(s.run.root / "train.log");
     log::info("run folder: ", s.run.root.string());
@@ -86,7 +96,7 @@ TrainOutcome end_run(TrainLoop& loop) {
   outcome.run = s.run;
   outcome.best_map50_95 = s.progress.best_epoch >= 0 ? s.progress.best_fitness : -1;
   outcome.checkpoints = s.saved.files();
-  outcome.resume_command = resume_command(s.options, s.run);
+  outcome.resume_command = resume_command(s.run);
   if (s.main_rank()) report_failed_saves(outcome);
   log::info("done: ", s.run.root.string(), " (best mAP50-95 ", outcome.best_map50_95, ")");
   log::close_file();

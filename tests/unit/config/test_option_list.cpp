@@ -138,7 +138,7 @@ TEST_CASE("option list: every TrainConfig member but user_set is an option's") {
                aug_stop_epoch_ratio, clip_grad,
                mosaic_prob, mixup_prob, hsv_prob, flip_prob, degrees, translate, shear, mosaic_scale, mixup_scale,
                multi_scale, ema, amp, cuda_graph, profile, sync_bn, ema_decay, amp_dtype, profile_skip, profile_steps,
-               ddp_timeout, project, name, exist_ok, resume, verbose, save_period, eval_interval, patience,
+               ddp_timeout, project, name, exist_ok, verbose, resume, save_period, eval_interval, patience,
                log_interval, seed, cfg, plugin_dir, user_set] = config;
   const std::set<const void*> members = {
       &model, &data, &imgsz, &batch, &epochs, &workers, &device, &cache, &optimizer, &scheduler, &lr0, &momentum,

@@ -18,7 +18,7 @@ class DistributedDecisionHook : public TrainHook {
       decision = loop.stop_reason();
       if (decision == StopReason::none && InterruptGuard::requested()) {
         log::warn("interrupted (", InterruptGuard::signal_name(), "): every rank stops after epoch ", loop.epoch + 1,
-                  " (", describe_on_disk(s.saved.files(), s.run.root), "). Resume with: ", resume_command(s.options, s.run));
+                  " (", describe_on_disk(s.saved.files(), s.run.root), "). Resume with: ", resume_command(s.run));
         decision = StopReason::interrupted;
       }
     }

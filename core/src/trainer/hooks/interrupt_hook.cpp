@@ -29,7 +29,7 @@ class InterruptHook : public TrainHook {
                                           : last.string() + " holds epoch " + std::to_string(kept);
     log::warn("interrupted (", InterruptGuard::signal_name(), ") during epoch ", loop.epoch + 1, ": ", holds,
               "; the ", loop.step, loop.step == 1 ? " step" : " steps", " of epoch ", loop.epoch + 1,
-              " are not kept, so a resume trains it again exactly. Resume with: ", resume_command(s.options, s.run));
+              " are not kept, so a resume trains it again exactly. Resume with: ", resume_command(s.run));
     loop.abandon_epoch(StopReason::interrupted);
   }
 };

@@ -3,6 +3,7 @@
 #include "hooks.hpp"
 #include "libreyolo/core/log/log.hpp"
 #include "libreyolo/core/trainer/results_log.hpp"
+#include "libreyolo/core/trainer/resume_target.hpp"
 
 namespace libreyolo::core::trainer::hooks {
 namespace {
@@ -11,7 +12,7 @@ class ResultsHook : public TrainHook {
  public:
   void before_train(TrainLoop& loop) override {
     const Session& s = loop.session;
-    log_ = std::make_unique<ResultsLog>(s.run.root, s.criterion->component_names(), s.config.resume);
+    log_ = std::make_unique<ResultsLog>(s.run.root, s.criterion->component_names(), resume_requested(s.config.resume));
   }
 
   void after_epoch(TrainLoop& loop) override {

@@ -45,7 +45,8 @@ struct TrainConfig {
   int ddp_timeout{};                    // seconds: multi-GPU collectives wait this long at most
   // Run folder, checkpoints, evaluation, logging.
   std::string project, name;
-  bool exist_ok{}, resume{}, verbose{};
+  bool exist_ok{}, verbose{};
+  std::string resume;  // false, true or a run's weights/last.pt (trainer/resume_target.hpp reads it)
   int save_period{}, eval_interval{}, patience{}, log_interval{};
   std::int64_t seed{};
   // Where the options and plugins came from (args.yaml records them).

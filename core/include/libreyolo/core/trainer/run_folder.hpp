@@ -20,8 +20,8 @@ struct RunFolder {
 RunFolder create_run_folder(const std::filesystem::path& project, const std::string& name,
                             bool exist_ok);
 
-// The folder of an existing run (resume=true): must hold weights/last.pt.
-RunFolder existing_run_folder(const std::filesystem::path& project, const std::string& name);
+// The folder of an existing run (resume_run_root() found it holding weights/last.pt).
+RunFolder existing_run_folder(const std::filesystem::path& root);
 
 // An exclusive lock on a run folder (flock on <root>/.lock, which holds the owner's pid), held
 // for the whole run: two runs writing one folder (name=x exist_ok=true twice at once) would
