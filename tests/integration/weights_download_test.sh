@@ -145,6 +145,7 @@ echo "ok: a server dying mid-way leaves only a $half-byte .part; a refused conne
 start_odd_server range
 export LIBREYOLO_WEIGHTS_URL=http://127.0.0.1:$port
 val_named resumed.log LibreYOLO9t.pt || { cat resumed.log; fail "resuming the .part"; }
+grep -q "resuming $cache/LibreYOLO9t.pt.part after" resumed.log || { cat resumed.log; fail "the resume was not mentioned"; }
 grep -q "GET /LibreYOLO9t/resolve/main/LibreYOLO9t.pt range=bytes=$half-" "$work/odd_server.log" || { cat "$work/odd_server.log"; fail "no Range request for the rest"; }
 cmp -s "$served" "$cache/LibreYOLO9t.pt" || fail "the resumed file differs from the served one"
 [ ! -e "$cache/LibreYOLO9t.pt.part" ] || fail "a .part is left after resuming"
@@ -158,6 +159,6 @@ rm -f "$cache/LibreYOLO9t.pt"
 head -c 1000 /dev/urandom > "$cache/LibreYOLO9t.pt.part"
 val_named restarted.log LibreYOLO9t.pt || { cat restarted.log; fail "downloading over a .part from a server without Range"; }
 cmp -s "$served" "$cache/LibreYOLO9t.pt" || fail "the file fetched whole differs from the served one"
-grep -q "did not resume" restarted.log || { cat restarted.log; fail "the restart was not mentioned"; }
+grep -q "the server did not resume the partial download: fetched it whole" restarted.log || { cat restarted.log; fail "the restart was not mentioned"; }
 stop_server
 echo "ok: a server without Range support: the .part is fetched whole again"

@@ -11,6 +11,7 @@
 #include <optional>
 #include <string>
 
+#include "libreyolo/core/log/log.hpp"
 #include "libreyolo/core/weights/download.hpp"
 #include "libreyolo/core/weights/download_progress.hpp"
 #include "part_file.hpp"
@@ -179,7 +180,10 @@ CURLcode request(const std::string& url, Transfer& t, long& status, char* detail
   curl_easy_setopt(curl, CURLOPT_HEADERDATA, &t);
   curl_easy_setopt(curl, CURLOPT_WRITEFUNCTION, on_body);
   curl_easy_setopt(curl, CURLOPT_WRITEDATA, &t);
-  if (t.offset > 0) curl_easy_setopt(curl, CURLOPT_RESUME_FROM_LARGE, static_cast<curl_off_t>(t.offset));
+  // CURLOPT_RANGE, not RESUME_FROM: libcurl fails a RESUME_FROM that the server answers with the
+  // whole file, and a server without Range support should just send it again (settle_response).
+  const auto range = std::to_string(t.offset) + "-";
+  if (t.offset > 0) curl_easy_setopt(curl, CURLOPT_RANGE, range.c_str());
   detail[0] = '\0';
   const auto code = curl_easy_perform(curl);
   curl_easy_getinfo(curl, CURLINFO_RESPONSE_CODE, &status);
@@ -198,6 +202,7 @@ DownloadOutcome attempt(const std::string& url, const std::filesystem::path& des
   Transfer t;
   t.part = &part;
   t.offset = part.size();
+  if (t.offset > 0) log::info("resuming ", part.path().string(), " after ", format_bytes(t.offset));
   DownloadProgress progress(std::cerr, ::isatty(STDERR_FILENO) == 1, destination.filename().string(), t.offset);
   t.progress = &progress;
   char detail[CURL_ERROR_SIZE];
@@ -217,7 +222,7 @@ DownloadOutcome attempt(const std::string& url, const std::filesystem::path& des
     outcome.ok = part.publish(destination, outcome.failure);
   }
   progress.finish(outcome.ok);
-  if (t.restarted && outcome.ok) std::cerr << "(the server did not resume the earlier partial download: fetched it whole)\n";
+  if (t.restarted && outcome.ok) log::info("the server did not resume the partial download: fetched it whole");
   return outcome;
 }
 

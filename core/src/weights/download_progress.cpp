@@ -1,6 +1,7 @@
 #include "libreyolo/core/weights/download_progress.hpp"
 
 #include <algorithm>
+#include <cmath>
 #include <cstdio>
 #include <ostream>
 
@@ -41,7 +42,7 @@ std::string progress_line(const std::string& name, std::uint64_t bytes, std::opt
   }
   line += format_bytes(bytes);
   if (total) line += " of " + format_bytes(*total) + " (" + std::to_string(percent_of(bytes, *total)) + "%)";
-  line += " at " + format_bytes(static_cast<std::uint64_t>(bytes_per_second)) + "/s";
+  line += " at " + format_bytes(static_cast<std::uint64_t>(std::llround(bytes_per_second))) + "/s";
   return line;
 }
 
@@ -67,7 +68,11 @@ void DownloadProgress::show(Clock::time_point now) {
 void DownloadProgress::update(std::uint64_t bytes, std::optional<std::uint64_t> total, Clock::time_point now) {
   if (finished_) return;
   bytes_ = bytes;
-  if (total) total_ = total;
+  if (total && !total_) {
+    total_ = total;
+    // A resumed download starts part-way: only the quarters still ahead get a line.
+    quarters_shown_ = percent_of(resumed_from_, *total_) / 25;
+  }
   if (terminal_) {
     if (now - last_draw_ < kRedrawInterval) return;
     last_draw_ = now;

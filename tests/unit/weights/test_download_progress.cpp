@@ -34,6 +34,18 @@ TEST_CASE("weights: off a terminal, progress is a line per quarter and one at th
   CHECK(text.find("a.pt: 1 kB of 1 kB (100%)") != std::string::npos);
 }
 
+TEST_CASE("weights: a resumed download's lines start at the quarters still ahead") {
+  std::ostringstream out;
+  DownloadProgress progress(out, /*terminal=*/false, "a.pt", 600);
+  const auto start = DownloadProgress::Clock::now();
+  for (std::uint64_t bytes = 600; bytes <= 1000; bytes += 10) progress.update(bytes, 1000ull, start);
+  progress.finish(true, start + std::chrono::seconds(1));
+  const auto text = out.str();
+  CHECK(std::count(text.begin(), text.end(), '\n') == 2);  // 75%, done
+  CHECK(text.find("(50%)") == std::string::npos);
+  CHECK(text.find("at 400 B/s") != std::string::npos);  // the rate counts this session's bytes only
+}
+
 TEST_CASE("weights: on a terminal, progress redraws one line at most ten times a second") {
   std::ostringstream out;
   DownloadProgress progress(out, /*terminal=*/true, "a.pt", 0);
