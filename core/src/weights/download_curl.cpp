@@ -170,7 +170,8 @@ CURLcode request(const std::string& url, Transfer& t, long& status, char* detail
   curl_easy_setopt(curl, CURLOPT_FOLLOWLOCATION, 1L);
   curl_easy_setopt(curl, CURLOPT_MAXREDIRS, 10L);
   curl_easy_setopt(curl, CURLOPT_FAILONERROR, 1L);  // error bodies never reach the file
-  curl_easy_setopt(curl, CURLOPT_NOSIGNAL, 1L);
+  // CURLOPT_NOSIGNAL stays off: this thread is the only one, and with it off libcurl ignores
+  // SIGPIPE while it runs (a server closing mid-write must not kill the host).
   curl_easy_setopt(curl, CURLOPT_USERAGENT, "libreyolo-host");
   curl_easy_setopt(curl, CURLOPT_CONNECTTIMEOUT, kConnectTimeoutSeconds);
   curl_easy_setopt(curl, CURLOPT_LOW_SPEED_LIMIT, 1L);
