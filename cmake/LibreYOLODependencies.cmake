@@ -49,6 +49,24 @@ find_package(JPEG REQUIRED)
 find_package(PNG REQUIRED)
 find_package(Threads REQUIRED)
 
+# libcurl downloads weights by name (resume, TLS, redirects). Optional: without it the host
+# builds and runs, and says where to put a weight file it would have downloaded.
+set(LIBREYOLO_HAS_CURL OFF)
+if(LIBREYOLO_DOWNLOADS)
+  find_package(CURL)
+  if(CURL_FOUND)
+    set(LIBREYOLO_HAS_CURL ON)
+    message(STATUS "LibreYOLO: weights downloader: libcurl ${CURL_VERSION_STRING}")
+  else()
+    message(WARNING "LibreYOLO: libcurl not found (Debian/Ubuntu: apt install libcurl4-openssl-dev): "
+                    "building without the weights downloader; model=LibreYOLO9s.pt then needs the file "
+                    "in the working folder, $LIBREYOLO_WEIGHTS or ~/.cache/libreyolo. "
+                    "-DLIBREYOLO_DOWNLOADS=OFF silences this.")
+  endif()
+else()
+  message(STATUS "LibreYOLO: weights downloader off (LIBREYOLO_DOWNLOADS=OFF)")
+endif()
+
 if(LIBREYOLO_BUILD_TESTS)
   find_package(doctest CONFIG REQUIRED)
 endif()

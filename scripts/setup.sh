@@ -13,6 +13,7 @@ packages=(
   libboost-dev libboost-program-options-dev
   libyaml-cpp-dev libspdlog-dev doctest-dev
   libjpeg-dev libpng-dev
+  libcurl4-openssl-dev                    # downloads model=LibreYOLO9s.pt by name (resume, TLS, redirects); optional: CMake builds without it
   chromium                                # headless check of the profiler's timeline.html (tests/integration)
   python3                                 # the layers check (tests/tools/check_layers.py)
 )

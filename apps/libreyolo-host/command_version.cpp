@@ -6,6 +6,7 @@
 
 #include "commands.hpp"
 #include "libreyolo/core/plugins/plugin_loader.hpp"
+#include "libreyolo/core/weights/download.hpp"
 #include "libreyolo/sdk/compat.hpp"
 #include "libreyolo/sdk/version.hpp"
 
@@ -23,7 +24,8 @@ int run_version(const Args&) {
             << "LibTorch       " << sdk::compat::torch_version() << "\n"
             << "CUDA devices   " << (cuda ? std::to_string(torch::cuda::device_count()) : "none")
             << "\n"
-            << "ABI stamp      " << core::plugins::host_abi_stamp() << "\n";
+            << "ABI stamp      " << core::plugins::host_abi_stamp() << "\n"
+            << "downloader     " << core::weights::downloader_description() << "\n";
   return kExitOk;
 }
 

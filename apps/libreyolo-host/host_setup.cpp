@@ -12,16 +12,10 @@
 #include "libreyolo/core/plugins/plugin_isolation.hpp"
 #include "libreyolo/core/plugins/plugin_loader.hpp"
 #include "libreyolo/core/plugins/size_from_weights.hpp"
+#include "libreyolo/core/weights/resolve_weights.hpp"
 #include "table_printer.hpp"
 
 namespace libreyolo::app {
-namespace {
-
-bool is_checkpoint_path(const std::string& model) {
-  return model.size() > 3 && model.compare(model.size() - 3, 3, ".pt") == 0;
-}
-
-}  // namespace
 
 void apply_verbosity(const core::config::UserOptions& user) {
   if (auto verbose = user.lookup("verbose")) {
@@ -83,12 +77,17 @@ ModelRun resolve_model_run(core::config::UserOptions user, const std::string& mo
   ModelRun run;
   run.user = std::move(user);
   run.registry = load_families(run.user);
-  if (is_checkpoint_path(model)) {
+  if (core::weights::looks_like_checkpoint(model)) {
+    // A name like LibreYOLO9s.pt is searched for and, if LibreYOLO publishes it, downloaded.
+    const auto found = core::weights::resolve_weights(model, core::weights::process_weights_environment(),
+                                                      core::weights::system_downloader());
+    if (!found.how.empty()) core::log::info("weights ", model, ": ", found.file.string(), " (", found.how, ")");
+    const auto file = found.file.string();
     // A LibreYOLO .pt names its family and size in its metadata.
-    auto saved = std::make_shared<const core::checkpoint::Checkpoint>(core::checkpoint::load_checkpoint(model));
+    auto saved = std::make_shared<const core::checkpoint::Checkpoint>(core::checkpoint::load_checkpoint(file));
     run.family = &run.registry.require(saved->metadata.model_family);
-    run.size = core::plugins::size_from_weights(run.family->info, *saved, model);
-    run.weights = core::trainer::StartWeights{model, std::move(saved)};
+    run.size = core::plugins::size_from_weights(run.family->info, *saved, file);
+    run.weights = core::trainer::StartWeights{file, std::move(saved)};
   } else {
     const auto name = run.registry.resolve_model_name(model);
     run.family = name.family;

@@ -35,6 +35,7 @@ MODULE_ORDER = [
     "data",
     "eval",
     "checkpoint",
+    "weights",
     "optim",
     "amp",
     "capture",

@@ -21,7 +21,7 @@ constexpr long long kMany = 1 << 20;
 std::vector<TrainOption> declare_train_options() {
   return {
       // Shared with val: what every command that loads a model and data understands.
-      {{"model", T::text, "", "family + size (yolo9s, yolox-s) or a LibreYOLO .pt file"}, &C::model, {}, kVal},
+      {{"model", T::text, "", "family + size (yolo9s, yolox-s) or a .pt file; a bare LibreYOLO name (LibreYOLO9s.pt) is found or downloaded"}, &C::model, {}, kVal},
       {{"data", T::text, "", "data.yaml path or a dataset name (coco128)"}, &C::data,
        required("train needs a dataset", "data= is not set",
                 "pass data=path/to/data.yaml or a dataset name such as data=coco128"), kVal},

@@ -8,6 +8,7 @@
 #include "libreyolo/core/log/log.hpp"
 #include "libreyolo/core/plugins/record_text.hpp"
 #include "libreyolo/core/util/writable_folder.hpp"
+#include "libreyolo/core/weights/weights_environment.hpp"
 
 namespace fs = std::filesystem;
 
@@ -112,14 +113,9 @@ std::optional<PluginRegistryCache> PluginRegistryCache::parse(const std::string&
 }
 
 fs::path registry_cache_path(const char* xdg_cache_home, const char* home, const std::string& abi_stamp) {
-  fs::path folder;
-  if (xdg_cache_home && *xdg_cache_home) {
-    folder = fs::path(xdg_cache_home) / "libreyolo";
-  } else if (home && *home) {
-    folder = fs::path(home) / ".cache" / "libreyolo";
-  } else {
-    return {};
-  }
+  // The one cache folder of the host: downloaded weights live there too.
+  const auto folder = weights::libreyolo_cache_folder(xdg_cache_home, home);
+  if (folder.empty()) return {};
   std::string name = abi_stamp;
   for (char& c : name) {
     const bool plain = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||

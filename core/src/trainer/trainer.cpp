@@ -67,6 +67,10 @@ void begin_run(Session& s, const TrainRequest& request) {
   if (s.main_rank()) {
     log::set_file(s.run.root / "train.log");
     log::info("run folder: ", s.run.root.string());
+    // model=yolo9t: said once, so that nobody mistakes a cold start for fine-tuning (a run
+    // from weights says "starting from FILE" instead; bench, which builds the same session, is
+    // not training anyone's model and says neither).
+    if (!request.weights && !s.config.resume) log::info("training from scratch (no pretrained weights)");
   }
   if (resume_from) {
     restore_training_state(s, *resume_from);
