@@ -70,7 +70,7 @@ void begin_run(Session& s, const TrainRequest& request) {
     // model=yolo9t: said once, so that nobody mistakes a cold start for fine-tuning (a run
     // from weights says "starting from FILE" instead; bench, which builds the same session, is
     // not training anyone's model and says neither).
-    if (!request.weights && !s.config.resume) log::info("training from scratch (no pretrained weights)");
+    if (!request.weights && !resuming(s.config)) log::info("training from scratch (no pretrained weights)");
   }
   if (resume_from) {
     restore_training_state(s, *resume_from);
