@@ -2,7 +2,7 @@
 #
 # Builds a model family plugin: a module library named libreyolo_family_<name>.so linked
 # against the SDK alone, with hidden visibility so only the two entry points that
-# LIBREYOLO_REGISTER_FAMILY exports are visible. Installed to lib/libreyolo/families, where
+# LIBREYOLO_REGISTER_FAMILY exports are visible. Installed to LIBDIR/libreyolo/families, where
 # libreyolo-host looks first. Works in this project's tree and, through
 # find_package(LibreYOLO), in a third party's.
 
@@ -20,7 +20,7 @@ function(libreyolo_add_family name)
     CXX_STANDARD_REQUIRED ON
     CXX_VISIBILITY_PRESET hidden
     VISIBILITY_INLINES_HIDDEN ON
-    # lib/libreyolo/families/x.so finds lib/libreyolo_sdk.so two folders up.
+    # LIBDIR/libreyolo/families/x.so finds LIBDIR/libreyolo_sdk.so two folders up.
     INSTALL_RPATH "$ORIGIN/../.."
     BUILD_RPATH "$<TARGET_FILE_DIR:LibreYOLO::sdk>")
   if(DEFINED LIBREYOLO_FAMILY_OUTPUT_DIRECTORY)
@@ -30,6 +30,11 @@ function(libreyolo_add_family name)
     libreyolo_set_warnings(${target})
   endif()
   if(NOT ARG_NO_INSTALL)
-    install(TARGETS ${target} LIBRARY DESTINATION lib/libreyolo/families)
+    # In this tree GNUInstallDirs' LIBDIR; out of tree the host's (LibreYOLOConfig.cmake sets it).
+    if(NOT DEFINED LIBREYOLO_FAMILY_DESTINATION)
+      include(GNUInstallDirs)
+      set(LIBREYOLO_FAMILY_DESTINATION "${CMAKE_INSTALL_LIBDIR}/libreyolo/families")
+    endif()
+    install(TARGETS ${target} LIBRARY DESTINATION ${LIBREYOLO_FAMILY_DESTINATION})
   endif()
 endfunction()

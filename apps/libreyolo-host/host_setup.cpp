@@ -46,7 +46,7 @@ core::plugins::FamilyRegistry load_families(const core::config::UserOptions& use
 }
 
 std::filesystem::path bundled_datasets_dir() {
-  const auto installed = core::plugins::executable_dir().parent_path() / "share" / "libreyolo" / "datasets";
+  const auto installed = core::plugins::executable_dir().parent_path() / LIBREYOLO_INSTALL_DATADIR / "libreyolo" / "datasets";
   if (std::filesystem::is_directory(installed)) return installed;
 #ifdef LIBREYOLO_SOURCE_DATASETS
   return LIBREYOLO_SOURCE_DATASETS;  // running from a build tree

@@ -42,6 +42,10 @@ int main(int argc, char** argv) {
   if (name == "--version") return app::run_version(args);
   for (const auto& command : app::commands()) {
     if (name != command.name) continue;
+    // `train --help` / `train -h`, as every Unix tool: the command's own help, not an option error.
+    for (const auto& arg : args) {
+      if (arg == "--help" || arg == "-h") return app::run_help({command.name});
+    }
     try {
       return command.run(args);
     } catch (const core::Error& e) {

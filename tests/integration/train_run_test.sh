@@ -97,4 +97,14 @@ set +e; wait "$pid"; code=$?; set -e
 grep -q "Resume with: libreyolo-host train resume=$work/runs/interrupted/weights/last.pt" interrupt.log ||
   { cat interrupt.log; fail "no resume hint naming the run's last.pt"; }
 echo "ok: Ctrl-C saves last.pt and exits 130"
+
+# 6. SIGKILL cannot be handled: train.log must hold every line written up to then.
+"$host" train "${common[@]}" epochs=200 name=killed > killed.log 2>&1 &
+pid=$!
+for _ in $(seq 200); do grep -q "epoch 1/200" killed.log 2>/dev/null && break; sleep 0.2; done
+kill -KILL "$pid"; wait "$pid" 2>/dev/null || true
+for line in "run folder: " "model examplen: [0-9.]*M parameters" "training from scratch"; do
+  grep -q "$line" "$work/runs/killed/train.log" || { cat "$work/runs/killed/train.log"; fail "train.log lost '$line' to SIGKILL"; }
+done
+echo "ok: a SIGKILLed run's train.log holds its lines"
 echo "train_run_test: all passed"

@@ -8,6 +8,7 @@
 #include <spdlog/spdlog.h>
 
 #include <algorithm>
+#include <cstdlib>
 #include <fstream>
 #include <memory>
 #include <mutex>
@@ -42,10 +43,16 @@ struct Logger {
   Logger() {
     console = std::make_shared<spdlog::sinks::stderr_color_sink_mt>();
     console->set_pattern("%^%v%$");
+    // https://no-color.org: any non-empty NO_COLOR turns colour off.
+    if (const char* no_color = std::getenv("NO_COLOR"); no_color && *no_color) {
+      console->set_color_mode(spdlog::color_mode::never);
+    }
     console->set_level(spdlog::level::info);
     logger = std::make_shared<spdlog::logger>("libreyolo", console);
     logger->set_level(spdlog::level::debug);
-    logger->flush_on(spdlog::level::warn);
+    // Every line reaches train.log as it is written: a run killed by SIGKILL or the OOM killer
+    // leaves its log up to the end (lines come every log_interval steps: cheap to flush).
+    logger->flush_on(spdlog::level::debug);
   }
 };
 

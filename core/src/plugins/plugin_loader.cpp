@@ -77,6 +77,7 @@ std::vector<fs::path> plugin_search_path(const std::vector<fs::path>& explicit_d
   }
   dirs.push_back(exe_dir / "lib" / "libreyolo" / "families");
   dirs.push_back(exe_dir.parent_path() / "lib" / "libreyolo" / "families");
+  dirs.push_back(exe_dir.parent_path() / LIBREYOLO_INSTALL_LIBDIR / "libreyolo" / "families");  // lib64/, lib/<triplet>/
   std::vector<fs::path> unique;
   for (auto& dir : dirs) {
     std::error_code ec;

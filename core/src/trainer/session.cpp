@@ -4,6 +4,9 @@
 
 #include <torch/torch.h>
 
+#include <iomanip>
+#include <sstream>
+
 #include "libreyolo/core/capture/region_graph.hpp"
 #include "libreyolo/core/checkpoint/checkpoint_io.hpp"
 #include "libreyolo/core/checkpoint/state_dict.hpp"
@@ -224,6 +227,23 @@ void prepare_augmentation(Session& s) {
   s.multi_scale_resize = s.recipe.multi_scale_sizes.resize;
 }
 
+// "3.78M parameters", as LibreYOLO's info() and Ultralytics' model summary count them (each
+// shared tensor once), so a user can tell at a glance that the size is the one they meant.
+void log_model_size(const Session& s) {
+  std::int64_t total = 0, trainable = 0;
+  for (const auto& p : optim::unique_parameters(*s.model)) {
+    total += p.numel();
+    if (p.requires_grad()) trainable += p.numel();
+  }
+  const auto millions = [](std::int64_t n) {
+    std::ostringstream text;
+    text << std::fixed << std::setprecision(2) << static_cast<double>(n) / 1e6 << "M";
+    return text.str();
+  };
+  log::info("model ", s.family->info.name, s.size, ": ", millions(total), " parameters (", millions(trainable),
+            " trainable)");
+}
+
 void build_model(Session& s, const TrainRequest& request) {
   torch::manual_seed(static_cast<std::uint64_t>(s.config.seed));
   const sdk::ModelSpec spec{s.size, s.dataset.nc(), s.config.imgsz};
@@ -232,6 +252,7 @@ void build_model(Session& s, const TrainRequest& request) {
   s.model->to(s.device);
   if (s.device.is_cuda()) to_channels_last(*s.model);
   freeze_recipe_parameters(s);
+  if (s.main_rank()) log_model_size(s);
   if (s.collectives) prepare_replica(s);
   s.criterion = s.family->family->create_criterion(*s.model, {s.dataset.nc(), s.config.imgsz});
   s.capture = make_capture_manager(s, s.config.cuda_graph);
