@@ -23,6 +23,7 @@ int run_bench(const Args& args);
 int run_families(const Args& args);
 int run_version(const Args& args);
 int run_help(const Args& args);
+int run_completion(const Args& args);
 
 // Exit codes, documented in docs/cli.md.
 constexpr int kExitOk = 0;

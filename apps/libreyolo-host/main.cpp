@@ -22,6 +22,7 @@ const std::vector<Command>& commands() {
       {"families", "list the model families found (libreyolo-host families [NAME])", run_families},
       {"version", "print versions of the host, SDK, LibTorch and CUDA", run_version},
       {"help", "show help (libreyolo-host help COMMAND lists its options)", run_help},
+      {"completion", "print a bash completion script (libreyolo-host completion bash)", run_completion},
   };
   return all;
 }
@@ -66,7 +67,8 @@ int main(int argc, char** argv) {
       return app::kExitError;
     }
   }
-  core::log::error("unknown command '", name, "'. Commands: train, val, profile, bench, "
-                   "families, version, help. Run 'libreyolo-host help'.");
+  std::string names;
+  for (const auto& command : app::commands()) names += (names.empty() ? "" : ", ") + std::string(command.name);
+  core::log::error("unknown command '", name, "'. Commands: ", names, ". Run 'libreyolo-host help'.");
   return app::kExitError;
 }
