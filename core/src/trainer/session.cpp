@@ -23,6 +23,7 @@
 #include "libreyolo/core/optim/param_groups.hpp"
 #include "libreyolo/core/optim/sgd.hpp"
 #include "libreyolo/core/optim/unique_parameters.hpp"
+#include "libreyolo/core/profiler/flop_count.hpp"
 #include "libreyolo/core/distributed/replica_state.hpp"
 #include "libreyolo/core/trainer/autobatch.hpp"
 #include "libreyolo/core/device/device_choice.hpp"
@@ -227,9 +228,21 @@ void prepare_augmentation(Session& s) {
   s.multi_scale_resize = s.recipe.multi_scale_sizes.resize;
 }
 
+// One image through the network in eval mode (no denoising, no running-statistics update),
+// counted by the profiler: the "GFLOPs at 640" of Ultralytics' model summary.
+std::optional<double> forward_flops(Session& s) {
+  torch::NoGradGuard no_grad;
+  s.model->eval();
+  auto images = torch::zeros({1, 3, s.config.imgsz, s.config.imgsz}, torch::TensorOptions().device(s.device));
+  if (s.device.is_cuda()) images = images.contiguous(torch::MemoryFormat::ChannelsLast);
+  const auto flops = profiler::count_flops([&] { s.model->forward_remainder(s.model->forward_capturable(images), nullptr); });
+  s.model->train();
+  return flops;
+}
+
 // "3.78M parameters", as LibreYOLO's info() and Ultralytics' model summary count them (each
 // shared tensor once), so a user can tell at a glance that the size is the one they meant.
-void log_model_size(const Session& s) {
+void log_model_size(Session& s) {
   std::int64_t total = 0, trainable = 0;
   for (const auto& p : optim::unique_parameters(*s.model)) {
     total += p.numel();
@@ -240,8 +253,14 @@ void log_model_size(const Session& s) {
     text << std::fixed << std::setprecision(2) << static_cast<double>(n) / 1e6 << "M";
     return text.str();
   };
+  std::string flops_text;
+  if (const auto flops = forward_flops(s)) {
+    std::ostringstream text;
+    text << ", " << std::fixed << std::setprecision(1) << *flops / 1e9 << " GFLOPs at " << s.config.imgsz;
+    flops_text = text.str();
+  }
   log::info("model ", s.family->info.name, s.size, ": ", millions(total), " parameters (", millions(trainable),
-            " trainable)");
+            " trainable)", flops_text);
 }
 
 void build_model(Session& s, const TrainRequest& request) {
