@@ -13,6 +13,7 @@ packages=(
   libboost-dev libboost-program-options-dev
   libyaml-cpp-dev libspdlog-dev doctest-dev
   libjpeg-dev libpng-dev
+  libopencv-core-dev libopencv-imgproc-dev  # predict's boxes and labels (cv::rectangle, cv::putText); not imgcodecs, which pulls GDAL
   chromium                                # headless check of the profiler's timeline.html (tests/integration)
   python3                                 # the layers check (tests/tools/check_layers.py)
 )
