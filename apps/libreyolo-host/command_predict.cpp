@@ -4,7 +4,6 @@
 
 #include <torch/torch.h>
 
-#include <chrono>
 #include <cstdio>
 #include <fstream>
 #include <iostream>
