@@ -1,16 +1,17 @@
 #!/usr/bin/env bash
 # `predict` end to end on the CPU (issue #19 item 3; docs/cli.md, "predict options"): a
 # one-epoch example-family checkpoint predicts the bundled coco16 val images.
-# Usage: predict_test.sh CASE HOST IMAGE_CHECK SOURCE_DIR WORK_DIR HAS_OPENCV
+# Usage: predict_test.sh CASE HOST IMAGE_CHECK SOURCE_DIR WORK_DIR HAS_OPENCV [WEIGHTS]
 #   CASE: train_weights (the fixture: trains the checkpoint the other cases share) |
 #         outputs_match_val (annotated images, labels/, predictions.json, against val's boxes) |
+#         detr_matches_val (WEIGHTS: an RT-DETR checkpoint; its stretch + top-k path against val) |
 #         bad_inputs (each refused input: a clear message, exit 1, no run folder; bad images skipped)
 #   HAS_OPENCV: ON when the build draws (else save=true must be refused with what to install)
 set -euo pipefail
 case_name=$1; host=$2; check=$3; src=$4; base=$5; has_opencv=$6
 data=$src/datasets/coco16/data.yaml
 val_images=$src/datasets/coco16/images/val
-weights=$base/train/w/weights/best.pt
+weights=${7:-$base/train/w/weights/best.pt}
 work=$base/$case_name
 fail() { echo "FAILED: $*" >&2; exit 1; }
 
@@ -95,6 +96,19 @@ case $case_name in
       [ ! -e "$work/runs/no_opencv" ] || fail "a refused save=true left a run folder"
       echo "ok: without OpenCV, save=true is refused with what to install"
     fi
+    ;;
+
+  detr_matches_val)
+    rm -rf "$work"; mkdir -p "$work"; cd "$work"
+    [ -s "$weights" ] || fail "no RT-DETR checkpoint at $weights (cli_train_rtdetrr18_one_epoch makes it)"
+    # conf 0.001: the 300 top-scoring queries per image, as val keeps them.
+    run_predict 0 model=$weights source=$val_images conf=0.001 device=cpu save=false save_txt=true save_json=true \
+      project=$work/runs name=detr
+    expect_line "image 8/8 .*: [0-9]*x[0-9]* 300 "
+    "$host" val model=$weights data=$data conf=0.001 device=cpu workers=0 project=$work/val > val.log 2>&1 ||
+      { cat val.log; fail "val"; }
+    python3 "$src/tests/integration/predict_compare.py" "$work/val/exp/predictions.json" \
+      "$work/runs/detr/predictions.json" "$work/runs/detr/labels" || fail "predict's RT-DETR boxes differ from val's"
     ;;
 
   bad_inputs)
