@@ -66,6 +66,43 @@ if(LIBREYOLO_DOWNLOADS)
 else()
   message(STATUS "LibreYOLO: weights downloader off (LIBREYOLO_DOWNLOADS=OFF)")
 endif()
+# OpenCV, optional and only two of its modules: core (cv::Mat) and imgproc (cv::rectangle,
+# cv::putText) draw the boxes `predict` writes (core/src/draw/). Never imgcodecs: on Debian it
+# pulls GDAL and a dozen image libraries; our own libjpeg-turbo / libpng code decodes and
+# encodes. Debian ships no OpenCVConfig.cmake with libopencv-core-dev / libopencv-imgproc-dev
+# (only libopencv-dev, the whole of OpenCV, has it), so the headers and the two libraries are
+# also looked for directly. Without them the build still succeeds; predict save=true then says
+# what to install. LIBREYOLO_REQUIRE_OPENCV (on in the cpu preset, which CI builds) turns a
+# missing OpenCV into a configure error so that the drawing tests cannot silently go away.
+# LIBREYOLO_WITH_OPENCV=OFF builds as if there were none (to test that build where OpenCV is).
+set(LIBREYOLO_HAS_OPENCV OFF)
+if(LIBREYOLO_WITH_OPENCV)
+  find_package(OpenCV QUIET COMPONENTS core imgproc)
+  if(OpenCV_FOUND)
+    add_library(libreyolo_opencv INTERFACE IMPORTED)
+    target_include_directories(libreyolo_opencv SYSTEM INTERFACE ${OpenCV_INCLUDE_DIRS})
+    target_link_libraries(libreyolo_opencv INTERFACE opencv_core opencv_imgproc)
+    set(LIBREYOLO_HAS_OPENCV ON)
+  else()
+    find_path(LIBREYOLO_OPENCV_INCLUDE_DIR opencv2/imgproc.hpp PATH_SUFFIXES opencv4)
+    find_library(LIBREYOLO_OPENCV_CORE_LIBRARY opencv_core)
+    find_library(LIBREYOLO_OPENCV_IMGPROC_LIBRARY opencv_imgproc)
+    if(LIBREYOLO_OPENCV_INCLUDE_DIR AND LIBREYOLO_OPENCV_CORE_LIBRARY AND LIBREYOLO_OPENCV_IMGPROC_LIBRARY)
+      add_library(libreyolo_opencv INTERFACE IMPORTED)
+      target_include_directories(libreyolo_opencv SYSTEM INTERFACE ${LIBREYOLO_OPENCV_INCLUDE_DIR})
+      target_link_libraries(libreyolo_opencv INTERFACE ${LIBREYOLO_OPENCV_IMGPROC_LIBRARY}
+                                                       ${LIBREYOLO_OPENCV_CORE_LIBRARY})
+      set(LIBREYOLO_HAS_OPENCV ON)
+    endif()
+  endif()
+endif()
+if(LIBREYOLO_REQUIRE_OPENCV AND NOT LIBREYOLO_HAS_OPENCV)
+  message(FATAL_ERROR "LIBREYOLO_REQUIRE_OPENCV is ON (the 'cpu' preset) but OpenCV's core and imgproc "
+                      "were not found. Install libopencv-core-dev and libopencv-imgproc-dev "
+                      "(scripts/setup.sh does), or configure with -DLIBREYOLO_REQUIRE_OPENCV=OFF "
+                      "to build without drawing (predict save=true is then refused).")
+endif()
+message(STATUS "LibreYOLO: OpenCV core+imgproc for drawing ${LIBREYOLO_HAS_OPENCV}")
 
 if(LIBREYOLO_BUILD_TESTS)
   find_package(doctest CONFIG REQUIRED)

@@ -14,6 +14,7 @@ packages=(
   libyaml-cpp-dev libspdlog-dev doctest-dev
   libjpeg-dev libpng-dev
   libcurl4-openssl-dev                    # downloads model=LibreYOLO9s.pt by name (resume, TLS, redirects); optional: CMake builds without it
+  libopencv-core-dev libopencv-imgproc-dev  # predict's boxes and labels (cv::rectangle, cv::putText); not imgcodecs, which pulls GDAL
   chromium                                # headless check of the profiler's timeline.html (tests/integration)
   python3                                 # the layers check (tests/tools/check_layers.py)
 )

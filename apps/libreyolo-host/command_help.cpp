@@ -45,6 +45,9 @@ int run_help(const Args& args) {
   } else if (name == "val") {
     std::cout << "usage: libreyolo-host val model=FILE.pt data=DATA [options]\n\n";
     print_options(core::config::val_options());
+  } else if (name == "predict") {
+    std::cout << "usage: libreyolo-host predict model=FILE.pt source=IMAGE|FOLDER|'GLOB' [options]\n\n";
+    print_options(core::config::predict_options());
   } else {
     for (const auto& c : commands()) {
       if (name == c.name) {

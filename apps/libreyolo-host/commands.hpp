@@ -18,6 +18,7 @@ const std::vector<Command>& commands();
 
 int run_train(const Args& args);
 int run_val(const Args& args);
+int run_predict(const Args& args);
 int run_profile(const Args& args);
 int run_bench(const Args& args);
 int run_families(const Args& args);

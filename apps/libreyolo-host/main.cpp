@@ -17,6 +17,7 @@ const std::vector<Command>& commands() {
   static const std::vector<Command> all = {
       {"train", "train a model: libreyolo-host train model=yolo9s data=coco128 epochs=3", run_train},
       {"val", "evaluate weights on a dataset (COCO mAP)", run_val},
+      {"predict", "detect objects in images: libreyolo-host predict model=best.pt source=images/", run_predict},
       {"profile", "measure training steps and name the bottleneck", run_profile},
       {"bench", "measure: bench data (the loader alone), bench step, bench train", run_bench},
       {"families", "list the model families found (libreyolo-host families [NAME])", run_families},

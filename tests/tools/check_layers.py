@@ -33,6 +33,7 @@ MODULE_ORDER = [
     "log",
     "config",
     "data",
+    "draw",
     "eval",
     "checkpoint",
     "weights",
@@ -44,6 +45,7 @@ MODULE_ORDER = [
     "device",
     "plugins",
     "trainer",
+    "predict",
 ]
 
 # Includes from a lower module to a higher one that are allowed, each with its reason:

@@ -105,6 +105,23 @@ std::vector<OptionSpec> val_own_options() {
           {"split", T::choice, "val", "dataset split to evaluate", {"val", "test", "train"}}};
 }
 
+// predict: what Ultralytics' and LibreYOLO's predict default to (conf 0.25, iou 0.45).
+const OptionSpec kPredictProject{"project", T::text, "runs/predict", "parent folder of run folders"};
+// The shared options predict understands too; a dataset, a batch and the loader's are not among them.
+const char* const kPredictShared[] = {"model", "imgsz", "device", "amp", "amp_dtype", "project", "name",
+                                      "exist_ok", "verbose", "cfg", "plugin_dir"};
+
+std::vector<OptionSpec> predict_own_options() {
+  return {{"source", T::text, "", "an image file, a folder of images or a quoted glob ('images/*.jpg')"},
+          {"conf", T::number, "0.25", "confidence threshold"},
+          {"iou", T::number, "0.45", "NMS IoU threshold (families without NMS ignore it)"},
+          {"max_det", T::integer, "300", "detections kept per image"},
+          {"classes", T::text, "", "keep only these classes: ids or names (0,2 or [0, 2] or person,dog)"},
+          {"save", T::boolean, "true", "write each image with its boxes drawn"},
+          {"save_txt", T::boolean, "false", "write labels/NAME.txt per image: class cx cy w h conf (normalised)"},
+          {"save_json", T::boolean, "false", "write predictions.json: every image's boxes in pixels"}};
+}
+
 std::vector<OptionSpec> bench_own_options() {
   return {{"steps", T::integer, "100", "batches (bench data) or steps (bench step, bench capture) to time"},
           {"warmup", T::integer, "10", "batches or steps run before timing starts"},
@@ -139,6 +156,15 @@ OptionTable train_options() {
 OptionTable bench_options() { return with(train_options(), bench_own_options()); }
 
 OptionTable profile_run_options() { return with(train_options(), profile_run_own_options()); }
+
+OptionTable predict_options() {
+  OptionTable table;
+  for (const char* name : kPredictShared) {
+    const auto* option = find_train_option(name);
+    table.add(option->spec.name == kPredictProject.name ? kPredictProject : option->spec);
+  }
+  return with(std::move(table), predict_own_options());
+}
 
 OptionTable val_options() {
   OptionTable table;

@@ -12,7 +12,7 @@ namespace fs = std::filesystem;
 namespace libreyolo::core::trainer {
 namespace {
 
-RunFolder make(const fs::path& root) {
+RunFolder make(const fs::path& root, bool with_weights = true) {
   // Permission bits say what the owner wants, even to root, who could write anyway (the scan
   // and disk caches follow the same rule: util/writable_folder.hpp).
   if (!util::may_write_into(root)) {
@@ -21,7 +21,7 @@ RunFolder make(const fs::path& root) {
                 "choose another project= folder (e.g. project=$HOME/runs), or make it writable");
   }
   std::error_code ec;
-  fs::create_directories(root / "weights", ec);
+  fs::create_directories(with_weights ? root / "weights" : root, ec);
   if (ec) {
     throw Error("cannot create the run folder " + root.string(), ec.message(),
                 "choose another project= folder, or fix its permissions");
@@ -41,9 +41,7 @@ bool taken(const fs::path& path) {
   return found;
 }
 
-}  // namespace
-
-RunFolder create_run_folder(const fs::path& project, const std::string& name, bool exist_ok) {
+fs::path free_run_folder(const fs::path& project, const std::string& name, bool exist_ok) {
   if (name.empty() || name.find('/') != std::string::npos) {
     throw Error("invalid run name '" + name + "'", "name= must be one folder name",
                 "use e.g. name=exp or project=runs/mine name=exp");
@@ -55,7 +53,17 @@ RunFolder create_run_folder(const fs::path& project, const std::string& name, bo
       if (!taken(root)) break;
     }
   }
-  return make(root);
+  return root;
+}
+
+}  // namespace
+
+RunFolder create_run_folder(const fs::path& project, const std::string& name, bool exist_ok) {
+  return make(free_run_folder(project, name, exist_ok));
+}
+
+fs::path create_results_folder(const fs::path& project, const std::string& name, bool exist_ok) {
+  return make(free_run_folder(project, name, exist_ok), /*with_weights=*/false).root;
 }
 
 RunFolder existing_run_folder(const fs::path& root) { return {root, root / "weights"}; }

@@ -28,9 +28,10 @@ void check_documented(const OptionTable& table, const std::string& doc) {
 
 }  // namespace
 
-TEST_CASE("docs/cli.md lists every train and val option with its default") {
+TEST_CASE("docs/cli.md lists every train, val and predict option with its default") {
   const auto doc = read_cli_doc();
   REQUIRE_FALSE(doc.empty());
   check_documented(train_options(), doc);
   check_documented(val_options(), doc);
+  check_documented(predict_options(), doc);
 }

@@ -37,6 +37,7 @@ std::optional<std::string> closest_match(const std::string& word,
 // The tables per command, built from the one option list (train_options.cpp).
 OptionTable train_options();
 OptionTable val_options();          // train's model, data, device, ... (project=runs/val) + conf, iou, max_det, split
+OptionTable predict_options();      // model, imgsz, device, amp, ... (project=runs/predict) + source, conf, iou, classes, save*
 OptionTable bench_options();        // train options + steps, warmup, json
 OptionTable profile_run_options();  // train options + weights, size, repeat
 

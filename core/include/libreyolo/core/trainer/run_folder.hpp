@@ -20,6 +20,11 @@ struct RunFolder {
 RunFolder create_run_folder(const std::filesystem::path& project, const std::string& name,
                             bool exist_ok);
 
+// The same naming rule for a command that writes no weights (predict): <project>/<name>, or
+// <name>2, ... unless exist_ok; created, without weights/.
+std::filesystem::path create_results_folder(const std::filesystem::path& project, const std::string& name,
+                                            bool exist_ok);
+
 // The folder of an existing run (resume_run_root() found it holding weights/last.pt).
 RunFolder existing_run_folder(const std::filesystem::path& root);
 
