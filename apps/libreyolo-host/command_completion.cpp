@@ -17,7 +17,8 @@ std::map<std::string, core::config::OptionTable> option_tables() {
   return {{"train", core::config::train_options()},
           {"val", core::config::val_options()},
           {"bench", core::config::bench_options()},
-          {"profile", core::config::profile_run_options()}};
+          {"profile", core::config::profile_run_options()},
+          {"predict", core::config::predict_options()}};
 }
 
 // "epochs= imgsz= ..." and, for options with a fixed set of values, their completions.

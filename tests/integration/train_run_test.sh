@@ -14,7 +14,7 @@ fail() { echo "FAILED: $*" >&2; exit 1; }
 # 1. Two epochs: run folder, results.csv rows, checkpoints.
 "$host" train "${common[@]}" epochs=2 save_period=1 name=straight > straight.log 2>&1 || { cat straight.log; fail "training exited $?"; }
 run=$work/runs/straight
-for f in args.yaml results.csv metrics.jsonl train.log weights/last.pt weights/best.pt; do
+for f in args.yaml results.csv metrics.jsonl train.log weights/last.pt weights/best.pt labels.jpg train_batch0.jpg results.png; do
   [ -s "$run/$f" ] || fail "missing $run/$f"
 done
 rows=$(($(wc -l < "$run/results.csv") - 1))

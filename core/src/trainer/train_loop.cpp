@@ -55,7 +55,9 @@ EpochResult train_one_epoch(TrainLoop& loop, const Hooks& hooks) {
     ++loop.steps_counted;
     loop.images += static_cast<std::size_t>(batch->images.size(0));
     ++loop.step;
+    loop.batch = &*batch;
     for (const auto& hook : hooks) hook->after_step(loop);
+    loop.batch = nullptr;
     if (loop.epoch_ending()) break;
   }
   EpochResult result;

@@ -51,6 +51,7 @@ class TrainLoop {
   EpochResult result;         // the current epoch's, once it is trained
   EpochRecord record;         // the epoch's record; validation adds its metrics (rank 0)
   bool improved = false;      // this epoch's validation found a new best mAP50-95
+  const data::Batch* batch = nullptr;  // during after_step: the batch the step trained on
 
   // after_step: the epoch ends after this step.
   void end_epoch_now() { end_epoch_ = true; }

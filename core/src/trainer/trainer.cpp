@@ -122,6 +122,7 @@ TrainOutcome train_session(Session& s, const TrainRequest& request) {
     policies.push_back(hooks::results());
     policies.push_back(hooks::checkpoints());
     policies.push_back(hooks::early_stop());
+    policies.push_back(hooks::plots());
   }
   policies.push_back(hooks::capture_report());  // after the epoch's own line
   if (s.collectives) policies.push_back(hooks::distributed_decision());

@@ -29,6 +29,10 @@ std::unique_ptr<TrainHook> results();
 std::unique_ptr<TrainHook> checkpoints();
 // Rank 0: stop when mAP50-95 has not improved for `patience` epochs.
 std::unique_ptr<TrainHook> early_stop();
+
+// labels.jpg before the first epoch, train_batch0.jpg after the run's first step, results.png
+// after every epoch (after results(), whose row it draws). A plot that fails is a warning.
+std::unique_ptr<TrainHook> plots();
 // Distributed runs: rank 0 decides whether every rank goes on (early stop, Ctrl-C on any rank's
 // terminal is seen by rank 0) and broadcasts it; the ranks leave the loop together.
 std::unique_ptr<TrainHook> distributed_decision();

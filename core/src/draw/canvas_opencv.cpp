@@ -1,0 +1,89 @@
+// The canvas's rasterising with OpenCV imgproc on a cv::Mat header over our RGB pixels (no copy).
+#include <opencv2/core.hpp>
+#include <opencv2/imgproc.hpp>
+
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+
+#include "libreyolo/core/draw/canvas.hpp"
+
+namespace libreyolo::core::draw {
+namespace {
+
+constexpr int kFont = cv::FONT_HERSHEY_SIMPLEX;
+
+cv::Scalar scalar(Rgb colour) { return {double(colour.r), double(colour.g), double(colour.b)}; }
+
+// Far outside coordinates (a value of 1e30 on a chart) would overflow OpenCV's int maths.
+cv::Point pixel(Point p) {
+  const auto clamp = [](double v) { return std::isfinite(v) ? std::clamp(v, -1e6, 1e6) : 0.0; };
+  return {static_cast<int>(std::lround(clamp(p.x))), static_cast<int>(std::lround(clamp(p.y)))};
+}
+
+cv::Mat view(data::Image& image) { return cv::Mat(image.height, image.width, CV_8UC3, image.pixels.data()); }
+
+int font_thickness(double scale) { return std::max(1, static_cast<int>(std::lround(scale * 1.5))); }
+
+}  // namespace
+
+Canvas::Canvas(int width, int height, Rgb background) {
+  image_.width = width;
+  image_.height = height;
+  image_.pixels.resize(static_cast<std::size_t>(width) * height * data::Image::kChannels);
+  for (std::size_t i = 0; i < image_.pixels.size(); i += 3) {
+    image_.pixels[i] = background.r, image_.pixels[i + 1] = background.g, image_.pixels[i + 2] = background.b;
+  }
+}
+
+Canvas::Canvas(data::Image image) : image_(std::move(image)) {}
+
+void Canvas::line(Point from, Point to, Rgb colour, int thickness) {
+  auto mat = view(image_);
+  cv::line(mat, pixel(from), pixel(to), scalar(colour), thickness, cv::LINE_AA);
+}
+
+void Canvas::polyline(const std::vector<Point>& points, Rgb colour, int thickness) {
+  if (points.size() < 2) {
+    if (points.size() == 1) dot(points.front(), thickness + 1, colour);
+    return;
+  }
+  std::vector<cv::Point> pixels;
+  for (const auto& p : points) pixels.push_back(pixel(p));
+  auto mat = view(image_);
+  cv::polylines(mat, pixels, false, scalar(colour), thickness, cv::LINE_AA);
+}
+
+void Canvas::rectangle(Point corner, Point opposite, Rgb colour, int thickness) {
+  auto mat = view(image_);
+  cv::rectangle(mat, pixel(corner), pixel(opposite), scalar(colour), thickness < 0 ? cv::FILLED : thickness,
+                cv::LINE_AA);
+}
+
+void Canvas::dot(Point centre, int radius, Rgb colour) {
+  auto mat = view(image_);
+  cv::circle(mat, pixel(centre), radius, scalar(colour), cv::FILLED, cv::LINE_AA);
+}
+
+void Canvas::text(const std::string& text, Point bottom_left, double scale, Rgb colour) {
+  auto mat = view(image_);
+  cv::putText(mat, text, pixel(bottom_left), kFont, scale, scalar(colour), font_thickness(scale), cv::LINE_AA);
+}
+
+int Canvas::text_width(const std::string& text, double scale) const {
+  int baseline = 0;
+  return cv::getTextSize(text, kFont, scale, font_thickness(scale), &baseline).width;
+}
+
+void Canvas::paste(const data::Image& picture, int x, int y) {
+  for (int row = 0; row < picture.height; ++row) {
+    const int target_y = y + row;
+    if (target_y < 0 || target_y >= image_.height) continue;
+    const int first = std::max(0, -x), last = std::min(picture.width, image_.width - x);
+    if (first >= last) continue;
+    std::memcpy(image_.pixel(x + first, target_y), picture.pixel(first, row),
+                static_cast<std::size_t>(last - first) * data::Image::kChannels);
+  }
+}
+
+}  // namespace libreyolo::core::draw
