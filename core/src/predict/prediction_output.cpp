@@ -14,6 +14,23 @@ std::string class_name(const std::vector<std::string>& names, int id) {
   return "class" + std::to_string(id);
 }
 
+namespace {
+
+bool ends_with(const std::string& text, const std::string& tail) {
+  return text.size() >= tail.size() && text.compare(text.size() - tail.size(), tail.size(), tail) == 0;
+}
+
+// COCO's names in the plural as a reader expects them: buses, benches, boxes; names that are
+// plural already (skis, scissors) stay as they are.
+std::string plural(const std::string& name) {
+  for (const char* tail : {"us", "ss", "x", "z", "ch", "sh"}) {
+    if (ends_with(name, tail)) return name + "es";
+  }
+  return ends_with(name, "s") ? name : name + "s";
+}
+
+}  // namespace
+
 std::string describe_counts(const std::vector<eval::Detection>& detections, const std::vector<std::string>& names) {
   std::map<int, int> counts;
   for (const auto& d : detections) ++counts[d.class_id];
@@ -21,7 +38,8 @@ std::string describe_counts(const std::vector<eval::Detection>& detections, cons
   std::string text;
   for (const auto& [id, count] : counts) {
     if (!text.empty()) text += ", ";
-    text += std::to_string(count) + " " + class_name(names, id) + (count > 1 ? "s" : "");
+    const auto name = class_name(names, id);
+    text += std::to_string(count) + " " + (count > 1 ? plural(name) : name);
   }
   return text;
 }

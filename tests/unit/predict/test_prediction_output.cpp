@@ -17,6 +17,10 @@ TEST_CASE("describe_counts: by class id, plural with an s, 'no detections' when 
   std::vector<eval::Detection> detections = {{{}, 0.9, 2}, {{}, 0.8, 0}, {{}, 0.7, 0}};
   CHECK(predict::describe_counts(detections, kNames) == "2 persons, 1 dog");
   CHECK(predict::describe_counts({}, kNames) == "no detections");
+  const std::vector<std::string> coco = {"bus", "bench", "skis", "box"};
+  CHECK(predict::describe_counts({{{}, 0.5, 0}, {{}, 0.5, 0}, {{}, 0.5, 1}, {{}, 0.5, 1}, {{}, 0.5, 2}, {{}, 0.5, 2},
+                                  {{}, 0.5, 3}, {{}, 0.5, 3}},
+                                 coco) == "2 buses, 2 benches, 2 skis, 2 boxes");
   CHECK(predict::describe_counts({{{}, 0.5, 7}}, kNames) == "1 class7");
 }
 
