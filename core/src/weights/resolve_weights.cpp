@@ -79,7 +79,10 @@ Downloader system_downloader() { return {downloader_available(), &download_file}
 
 ResolvedWeights resolve_weights(const std::string& model, const WeightsEnvironment& env, const Downloader& downloader) {
   std::error_code ec;
-  if (fs::is_regular_file(model, ec)) return {model, ""};
+  // Anything that exists as given is what the user meant, even a FIFO or a folder: the
+  // checkpoint reader then refuses it by name (util/regular_file), rather than a search for a
+  // "missing" file elsewhere.
+  if (fs::exists(model, ec)) return {model, ""};
   if (fs::path(model).has_parent_path()) missing_path(model);
   const auto known = known_weights(model);
   std::vector<std::string> names{model};

@@ -52,9 +52,20 @@ Table read_table(const std::filesystem::path& csv) {
   return table;
 }
 
-// Bookkeeping, not a curve of the training.
+// Bookkeeping, not a curve of the training: the epoch (the x axis), timings, flags and the
+// best-so-far columns LibreYOLO's results.csv carries.
 bool plotted(const std::string& column) {
-  return column != "epoch" && column != "time" && column != "images_per_second";
+  for (const char* skipped : {"epoch", "time", "images_per_second", "validated", "is_best"}) {
+    if (column == skipped) return false;
+  }
+  return column.find("best") == std::string::npos;
+}
+
+bool has_a_value(const std::vector<double>& values) {
+  for (const double v : values) {
+    if (std::isfinite(v)) return true;
+  }
+  return false;
 }
 
 }  // namespace
@@ -67,7 +78,7 @@ void plot_results(const std::filesystem::path& results_csv, const std::filesyste
   }
   std::vector<std::size_t> shown;
   for (std::size_t c = 0; c < table.columns.size(); ++c) {
-    if (plotted(table.columns[c])) shown.push_back(c);
+    if (plotted(table.columns[c]) && has_a_value(table.values[c])) shown.push_back(c);
   }
   if (shown.empty()) throw Error("cannot plot " + results_csv.string(), "it has no columns to plot", "check the file");
   constexpr int kPanelWidth = 300, kPanelHeight = 240;
