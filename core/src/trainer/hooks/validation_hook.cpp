@@ -40,13 +40,14 @@ class ValidationHook : public TrainHook {
     const auto evaluation = validator_->run(s.ema ? *eval_model_ : *s.model, s.family->info.input);
     auto& record = loop.record;
     record.validated = true;
-    record.map50 = std::max(0.0, evaluation.stats.ap50());
-    record.map50_95 = std::max(0.0, evaluation.stats.ap());
+    record.stats = evaluation.stats;
+    const double fitness = std::max(0.0, evaluation.stats.ap());
     if (last_epoch) log::info("\n", eval::format_class_table(evaluation));
-    if (record.map50_95 > s.progress.best_fitness || s.progress.best_epoch < 0) {
-      s.progress.best_fitness = record.map50_95;
+    if (fitness > s.progress.best_fitness || s.progress.best_epoch < 0) {
+      s.progress.best_fitness = fitness;
       s.progress.best_epoch = loop.epoch;
       loop.improved = true;
+      record.is_best = true;
       save_checkpoint_file(s, s.run.weights / "best.pt", loop.epoch);
     }
   }
