@@ -32,6 +32,7 @@ eval::ImageGroundTruth ground_truth(const data::SplitSamples& split, std::size_t
   gt.image.id = static_cast<std::int64_t>(index);
   gt.image.width = size.width;
   gt.image.height = size.height;
+  if (index < split.file_names.size()) gt.image.file_name = split.file_names[index];
   const double w = size.width, h = size.height;
   for (const auto& l : split.labels[index]) {
     eval::GroundTruthObject object;
