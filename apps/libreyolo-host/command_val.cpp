@@ -1,36 +1,97 @@
 // `libreyolo-host val model=best.pt data=coco128`: COCO mAP of a checkpoint on a split, the
-// per-class table, and the predictions as a COCO results JSON (with the matching ground
-// truth JSON) so any COCO tool can re-score them.
+// per-class table in Ultralytics' layout, and the predictions as a COCO results JSON (with the
+// matching ground truth JSON) so any COCO tool can re-score them. Like train, it writes a run
+// folder (runs/val/exp): args.yaml, val.log and the two JSON files.
 
 #include <torch/torch.h>
 
 #include <iostream>
+#include <sstream>
 
 #include "commands.hpp"
 #include "host_setup.hpp"
 #include "libreyolo/core/checkpoint/checkpoint.hpp"
 #include "libreyolo/core/checkpoint/state_dict.hpp"
 #include "libreyolo/core/config/option_table.hpp"
+#include "libreyolo/core/config/train_option_list.hpp"
 #include "libreyolo/core/data/cache/cache_mode.hpp"
 #include "libreyolo/core/data/dataset/training_data.hpp"
 #include "libreyolo/core/device/cuda_info.hpp"
 #include "libreyolo/core/device/device_choice.hpp"
 #include "libreyolo/core/error.hpp"
+#include "libreyolo/core/eval/coco_dataset_ids.hpp"
 #include "libreyolo/core/eval/coco_json_writer.hpp"
 #include "libreyolo/core/eval/report_format.hpp"
 #include "libreyolo/core/log/log.hpp"
+#include "libreyolo/core/log/log_hold.hpp"
 #include "libreyolo/core/trainer/run_folder.hpp"
 #include "libreyolo/core/trainer/validator.hpp"
 
 namespace libreyolo::app {
+namespace {
+
+using core::config::ResolvedOptions;
+
+// val reads its options untyped; the task check is the one train's typed config would run.
+void check_task(const ResolvedOptions& o) {
+  const auto* task = core::config::find_train_option("task");
+  task->check(task->spec.name, o.at(task->spec.name).value);
+}
+
+// args.yaml as train writes it: every option that has a value, non-defaults with their source.
+void write_val_args(const std::filesystem::path& file, const ResolvedOptions& o) {
+  std::vector<core::config::ReportedOption> reported;
+  for (const auto& [name, option] : o.entries()) {
+    if (!option.is_set) continue;
+    reported.push_back({name, core::config::format_option_value(option.value), option.source});
+  }
+  core::trainer::write_args_yaml(file, reported);
+}
+
+core::trainer::ValidationOptions validation_options(const ResolvedOptions& o, int imgsz, torch::Device device) {
+  core::trainer::ValidationOptions options;
+  options.imgsz = imgsz;
+  options.batch = static_cast<int>(std::max<long long>(1, o.get_int("batch")));
+  options.workers = static_cast<int>(o.get_int("workers"));
+  options.device = device;
+  options.precision = core::amp::plan_precision(o.get_bool("amp"), o.get_text("amp_dtype"), device,
+                                                core::device::cuda_supports_bfloat16(device));
+  options.nms.conf = static_cast<float>(o.get_double("conf"));
+  options.nms.iou = static_cast<float>(o.get_double("iou"));
+  options.nms.max_det = static_cast<int>(o.get_int("max_det"));
+  options.log_progress = true;
+  return options;
+}
+
+// The COCO JSON files, with COCO's own image and category ids when the images are COCO's.
+// The evaluation itself keeps its ids: the printed mAP stays exactly what it was.
+void write_coco_files(const core::trainer::RunFolder& folder, const core::trainer::Validator& validator,
+                      const std::vector<std::string>& names) {
+  const auto& evaluator = validator.evaluator();
+  const auto ids = core::eval::coco_ids_for(evaluator.ground_truth(), names.size());
+  core::eval::CocoJsonOptions json;
+  json.category_ids = ids.category_ids;
+  core::eval::write_coco_results_json(folder.root / "predictions.json",
+                                      core::eval::with_ids(evaluator.detections(), ids), json);
+  core::eval::write_coco_ground_truth_json(folder.root / "ground_truth.json",
+                                           core::eval::with_ids(evaluator.ground_truth(), ids), names, json);
+  if (ids.official) {
+    core::log::info("COCO images: predictions.json uses COCO's image ids (from the file names) and category ids "
+                    "(80 -> 91), so it re-scores against the official instances_*.json");
+  }
+}
+
+}  // namespace
 
 int run_val(const Args& args) {
+  core::log::hold_for_file();  // val.log starts with the first line, not with the run folder
   const auto run = resolve_model_run("val", args, core::config::val_options());
   if (!run.weights) {
     throw core::Error("val needs trained weights", "model=" + run.options.get_text("model") + " names a family, not a .pt file",
                       "pass model=runs/train/exp/weights/best.pt (or a LibreYOLO .pt)");
   }
   const auto& o = run.options;
+  check_task(o);
   const auto device = core::device::choose_device(o.get_text("device"));
   const auto& file = run.weights->file;
   const auto& saved = *run.weights->checkpoint;
@@ -51,31 +112,26 @@ int run_val(const Args& args) {
   auto model = run.family->family->create_detector({run.size, dataset.nc(), imgsz});
   core::checkpoint::load_state_dict_into(*model, saved.model, /*strict=*/true, file.string());
   model->to(device);
-  const auto& samples = data.splits.at(split_name);
-
-  core::trainer::ValidationOptions options;
-  options.imgsz = imgsz;
-  options.batch = static_cast<int>(std::max<long long>(1, o.get_int("batch")));
-  options.workers = static_cast<int>(o.get_int("workers"));
-  options.device = device;
-  options.precision = core::amp::plan_precision(o.get_bool("amp"), o.get_text("amp_dtype"), device,
-                                                core::device::cuda_supports_bfloat16(device));
-  options.nms.conf = static_cast<float>(o.get_double("conf"));
-  options.nms.iou = static_cast<float>(o.get_double("iou"));
-  options.nms.max_det = static_cast<int>(o.get_int("max_det"));
-  core::trainer::Validator validator(samples, dataset.names,
-                                     core::trainer::with_family_postprocess(options, run.family->info));
-  const auto evaluation = validator.run(*model, run.family->info.input);
 
   const auto folder = core::trainer::create_run_folder(o.get_text("project"), o.get_text("name"), o.get_bool("exist_ok"));
-  core::eval::write_coco_results_json(folder.root / "predictions.json", validator.evaluator().detections());
-  core::eval::write_coco_ground_truth_json(folder.root / "ground_truth.json", validator.evaluator().ground_truth(),
-                                           dataset.names);
-  std::cout << core::eval::format_class_table(evaluation) << "\n" << core::eval::format_coco_summary(evaluation.stats)
-            << "\nmAP50 " << std::max(0.0, evaluation.stats.ap50()) << "  mAP50-95 " << std::max(0.0, evaluation.stats.ap())
-            << (validator.left_out().empty() ? std::string() : "\n" + core::trainer::describe_left_out(validator))
-            << "\npredictions: " << (folder.root / "predictions.json").string() << " (COCO results format; "
-            << "ground truth beside it)\n";
+  core::log::set_file(folder.root / "val.log");
+  write_val_args(folder.root / "args.yaml", o);
+  core::log::info("val run folder: ", folder.root.string());
+
+  core::trainer::Validator validator(data.splits.at(split_name), dataset.names,
+                                     core::trainer::with_family_postprocess(validation_options(o, imgsz, device),
+                                                                            run.family->info));
+  const auto evaluation = validator.run(*model, run.family->info.input);
+  write_coco_files(folder, validator, dataset.names);
+  std::ostringstream report;
+  report << core::eval::format_class_table(evaluation) << "\n" << core::eval::format_coco_summary(evaluation.stats)
+         << "\nmAP50 " << std::max(0.0, evaluation.stats.ap50()) << "  mAP50-95 " << std::max(0.0, evaluation.stats.ap())
+         << (validator.left_out().empty() ? std::string() : "\n" + core::trainer::describe_left_out(validator))
+         << "\npredictions: " << (folder.root / "predictions.json").string() << " (COCO results format; "
+         << "ground truth beside it)";
+  std::cout << report.str() << "\n";
+  core::log::debug("\n", report.str());  // val.log keeps the report too (the console has it on stdout)
+  core::log::close_file();
   return kExitOk;
 }
 

@@ -19,8 +19,26 @@ for f in args.yaml results.csv metrics.jsonl train.log weights/last.pt weights/b
 done
 rows=$(($(wc -l < "$run/results.csv") - 1))
 [ "$rows" -eq 2 ] || fail "results.csv has $rows epoch rows, expected 2"
-grep -q "metrics/mAP50-95" "$run/results.csv" || fail "results.csv has no mAP column"
-echo "ok: 2 epochs, results.csv has 2 rows, last.pt and best.pt written"
+header=$(head -1 "$run/results.csv")
+for column in epoch time train/loss validated is_best best_epoch "metrics/precision(B)" "metrics/recall(B)" \
+              "metrics/mAP50(B)" "metrics/mAP50-95(B)" metrics/mAP50-95 lr/group0; do
+  [[ ",$header," == *",$column,"* ]] || fail "results.csv has no column $column (LibreYOLO's name): $header"
+done
+# Plain decimals: no 1e-05 in any row.
+! tail -n +2 "$run/results.csv" | sed 's/metrics\/mAP50-95//g' | grep -q '[eE]' || fail "results.csv has a number in exponent notation"
+echo "ok: 2 epochs, results.csv has 2 rows under LibreYOLO's column names, last.pt and best.pt written"
+
+# val=false (LibreYOLO's): no validation at all, so no metrics and no best.pt.
+"$host" train "${common[@]}" epochs=1 val=false name=noval > noval.log 2>&1 || { cat noval.log; fail "val=false run"; }
+[ ! -e "$work/runs/noval/weights/best.pt" ] || fail "val=false wrote best.pt"
+grep -q "val=false: no validation" noval.log || { cat noval.log; fail "val=false was not announced"; }
+# pretrained=false with a .pt is refused: LibreYOLO would fine-tune anyway.
+if "$host" train "${common[@]:1}" model=$run/weights/last.pt epochs=1 pretrained=false name=nopre > nopre.log 2>&1; then
+  fail "pretrained=false with a .pt trained"
+fi
+grep -q "pretrained=false with model=" nopre.log || { cat nopre.log; fail "pretrained=false was not explained"; }
+[ ! -e "$work/runs/nopre" ] || fail "a refused pretrained=false left a run folder"
+echo "ok: val=false trains without validation; pretrained=false with a .pt is refused"
 
 # best.pt loads back and validates through `val`, which writes COCO JSON for other tools.
 "$host" val model=$run/weights/best.pt data=$data batch=8 workers=2 project=$work/val > val.log 2>&1 ||

@@ -2,7 +2,10 @@
 
 #include <yaml-cpp/yaml.h>
 
+#include <map>
+
 #include "libreyolo/core/error.hpp"
+#include "option_spelling.hpp"
 
 namespace libreyolo::core::config {
 
@@ -30,6 +33,7 @@ std::vector<std::pair<std::string, std::string>> read_cfg_file(const std::filesy
                 "write one option per line, e.g. 'epochs: 100'");
   }
   std::vector<std::pair<std::string, std::string>> values;
+  std::map<std::string, std::string> spelling_of;
   for (const auto& entry : root) {
     if (!entry.first.IsScalar()) {
       throw Error(origin + " has a key that is not a name", "each line must be 'option: value'",
@@ -37,6 +41,7 @@ std::vector<std::pair<std::string, std::string>> read_cfg_file(const std::filesy
     }
     const auto key = entry.first.Scalar();
     const auto& spec = table.require(key, origin);
+    refuse_second_spelling(spec.name, key, spelling_of, origin);
     if (spec.name == "cfg") {
       throw Error(origin + " sets cfg", "cfg files do not nest", "remove the cfg line");
     }

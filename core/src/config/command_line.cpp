@@ -3,9 +3,10 @@
 #include <boost/program_options.hpp>
 
 #include <algorithm>
-#include <set>
+#include <map>
 
 #include "libreyolo/core/error.hpp"
+#include "option_spelling.hpp"
 #include "user_value.hpp"
 
 namespace po = boost::program_options;
@@ -84,7 +85,7 @@ CommandLine parse_command_line(const std::vector<std::string>& args, const Optio
   }
 
   CommandLine result;
-  std::set<std::string> seen;
+  std::map<std::string, std::string> spelling_of;  // canonical name -> the user's first spelling
   for (const auto& option : parsed.options) {
     if (option.string_key == "positional__") {
       result.positionals.insert(result.positionals.end(), option.value.begin(),
@@ -92,10 +93,7 @@ CommandLine parse_command_line(const std::vector<std::string>& args, const Optio
       continue;
     }
     const auto& spec = table.require(option.string_key, "the command line");
-    if (!seen.insert(spec.name).second) {
-      throw Error("option '" + spec.name + "' is given twice on the command line",
-                  "each option may appear once", "keep the value you mean and drop the other");
-    }
+    refuse_second_spelling(spec.name, option.string_key, spelling_of, "the command line");
     if (option.value.empty() && spec.type == OptionType::boolean) {
       result.options.emplace_back(spec.name, "true");  // a bare flag: --exist_ok
       continue;

@@ -21,6 +21,10 @@ ValueCheck at_least(long long low, const std::string& expected);
 ValueCheck positive_scales();  // a range whose low end is above 0
 // Empty text fails with the given error (data= for train).
 ValueCheck required(const std::string& what, const std::string& why, const std::string& what_to_do);
+// task=detect (any case) only: the other LibreYOLO tasks are refused with why.
+ValueCheck detect_task_only();
+// freeze unset, none, false or 0 only: LibreYOLO's groups are not known here (see the .cpp).
+ValueCheck no_freezing();
 // `first`, then `second`.
 ValueCheck both(ValueCheck first, ValueCheck second);
 

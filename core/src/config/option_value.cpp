@@ -2,6 +2,7 @@
 #include <cctype>
 #include <charconv>
 #include <cmath>
+#include <optional>
 
 #include "libreyolo/core/config/option_spec.hpp"
 #include "user_value.hpp"
@@ -49,6 +50,18 @@ std::string example_for(const OptionSpec& spec) {
   return spec.name + "=...";
 }
 
+// The listed choice `text` names, itself or through a synonym, without regard to case.
+std::optional<std::string> find_choice(const OptionSpec& spec, const std::string& text) {
+  const std::string t = lower(text);
+  for (const auto& choice : spec.choices) {
+    if (lower(choice) == t) return choice;
+  }
+  for (const auto& [synonym, choice] : spec.choice_synonyms) {
+    if (lower(synonym) == t) return choice;
+  }
+  return std::nullopt;
+}
+
 [[noreturn]] void bad_value(const OptionSpec& spec, const std::string& text,
                             const std::string& origin, const std::string& extra = {}) {
   throw Error("option '" + spec.name + "' got '" + text + "' from " + origin,
@@ -70,7 +83,12 @@ std::string describe_type(const OptionSpec& spec) {
     case OptionType::integer: return "an integer";
     case OptionType::number: return "a number";
     case OptionType::text: return "text";
-    case OptionType::choice: return "one of " + join(spec.choices, ", ");
+    case OptionType::choice: {
+      std::string text = "one of " + join(spec.choices, ", ");
+      std::vector<std::string> synonyms;
+      for (const auto& [synonym, choice] : spec.choice_synonyms) synonyms.push_back(synonym + " = " + choice);
+      return synonyms.empty() ? text : text + " (" + join(synonyms, ", ") + ")";
+    }
     case OptionType::range: return "a range low,high (two numbers, low <= high)";
   }
   return "a value";
@@ -114,10 +132,7 @@ OptionValue parse_option_value(const OptionSpec& spec, const std::string& raw,
     }
     case OptionType::text: return text;
     case OptionType::choice: {
-      const std::string t = lower(text);
-      for (const auto& choice : spec.choices) {
-        if (lower(choice) == t) return choice;
-      }
+      if (auto choice = find_choice(spec, text)) return *choice;
       bad_value(spec, raw, origin);
     }
     case OptionType::range: {
@@ -158,9 +173,7 @@ OptionValue check_option_value(const OptionSpec& spec, const OptionValue& value,
       return value;
     case OptionType::choice: {
       if (const auto* text = std::get_if<std::string>(&value)) {
-        for (const auto& choice : spec.choices) {
-          if (lower(choice) == lower(*text)) return choice;
-        }
+        if (auto choice = find_choice(spec, *text)) return *choice;
       }
       refuse_value(spec, value, origin);
     }

@@ -22,6 +22,8 @@ std::vector<TrainOption> declare_train_options() {
   return {
       // Shared with val: what every command that loads a model and data understands.
       {{"model", T::text, "", "family + size (yolo9s, yolox-s) or a .pt file; a bare LibreYOLO name (LibreYOLO9s.pt) is found or downloaded"}, &C::model, {}, kVal},
+      {{"task", T::text, "detect", "detect (the only task here; LibreYOLO's others are refused)"}, &C::task,
+       detect_task_only(), kVal},
       {{"data", T::text, "", "data.yaml path or a dataset name (coco128)"}, &C::data,
        required("train needs a dataset", "data= is not set",
                 "pass data=path/to/data.yaml or a dataset name such as data=coco128"), kVal},
@@ -31,7 +33,10 @@ std::vector<TrainOption> declare_train_options() {
        both(integer_from(-1, kMany), not_zero("a positive batch, or -1 for autobatch")), kVal},
       {{"device", T::text, "auto", "auto, cpu, 0, cuda:0, or a GPU list 0,1 / [0, 1]"}, &C::device, {}, kVal},
       {{"workers", T::integer, "4", "data loader threads"}, &C::workers, integer_from(0, 1024), kVal},
-      {{"cache", T::choice, "false", "keep decoded images in ram or on disk", {"false", "ram", "disk"}}, &C::cache, {}, kVal},
+      // LibreYOLO's cache=true is its ram cache.
+      {{"cache", T::choice, "false", "keep decoded images in ram or on disk", {"false", "ram", "disk"},
+        {{"true", "ram"}, {"yes", "ram"}, {"on", "ram"}, {"1", "ram"}, {"no", "false"}, {"off", "false"}, {"0", "false"}}},
+       &C::cache, {}, kVal},
       {{"amp", T::boolean, "true", "mixed precision (family default)"}, &C::amp, {}, kVal},
       {{"amp_dtype", T::choice, "float16", "autocast dtype", {"float16", "bfloat16"}}, &C::amp_dtype, {}, kVal},
       {{"project", T::text, "runs/train", "parent folder of run folders"}, &C::project, {}, kVal},
@@ -42,13 +47,19 @@ std::vector<TrainOption> declare_train_options() {
       {{"cfg", T::text, "", "YAML file of option defaults (command line wins)"}, &C::cfg, {}, kVal},
       {{"plugin_dir", T::text, "", "extra folder to search for family plugins"}, &C::plugin_dir, {}, kVal},
       // Training only.
+      {{"pretrained", T::boolean, "true",
+        "start from model=FILE.pt's weights; false is refused for a .pt (LibreYOLO would ignore it: use model=FAMILYSIZE)"},
+       &C::pretrained},
+      {{"freeze", T::text, "", "LibreYOLO's freeze=N / NAME: only unset, none or 0 here (its groups are family-defined)"},
+       &C::freeze, no_freezing()},
       {{"epochs", T::integer, "300", "training epochs"}, &C::epochs, integer_from(1, kMany)},
       {{"optimizer", T::choice, "sgd", "optimizer", {"sgd", "adamw"}}, &C::optimizer},
       {{"lr0", T::number, "0.01", "initial learning rate"}, &C::lr0, number_from(0, 10)},
       {{"momentum", T::number, "0.937", "SGD momentum / AdamW beta1"}, &C::momentum, number_from(0, 1)},
       {{"weight_decay", T::number, "0.0005", "weight decay (not on BatchNorm or biases)"}, &C::weight_decay, number_from(0, 1)},
       {{"nesterov", T::boolean, "true", "Nesterov momentum for SGD"}, &C::nesterov},
-      {{"scheduler", T::choice, "yoloxwarmcos", "learning-rate schedule", {"yoloxwarmcos", "linear", "cosine", "flatcosine", "constant"}},
+      {{"scheduler", T::choice, "yoloxwarmcos", "learning-rate schedule", {"yoloxwarmcos", "linear", "cosine", "flatcosine", "constant"},
+        {{"flat_cosine", "flatcosine"}}},  // LibreYOLO's D-FINE/DEIM configs spell it flat_cosine
        &C::scheduler},
       {{"warmup_epochs", T::integer, "5", "warm-up epochs"}, &C::warmup_epochs, integer_from(0, kMany)},
       {{"warmup_lr_start", T::number, "0", "learning rate at the start of warm-up"}, &C::warmup_lr_start, number_from(0, 10)},
@@ -83,8 +94,10 @@ std::vector<TrainOption> declare_train_options() {
        &C::ddp_timeout, at_least(1, "at least 1 second")},
       {{"save_period", T::integer, "10", "save a checkpoint every N epochs; 0 = only last/best"}, &C::save_period,
        integer_from(0, kMany)},
+      {{"val", T::boolean, "true", "validate during training (false: never, not even at the end; no best.pt)"}, &C::val},
       {{"eval_interval", T::integer, "10", "validate every N epochs (and at the end)"}, &C::eval_interval,
        integer_from(1, kMany)},
+      {{"plots", T::boolean, "true", "save plots of the run (LibreYOLO: save_plots)"}, &C::plots},
       {{"patience", T::integer, "50", "stop after N epochs without improvement; 0 = never"}, &C::patience,
        integer_from(0, kMany)},
       {{"resume", T::text, "false",
@@ -149,7 +162,15 @@ const std::vector<TrainOption>& train_option_list() {
 OptionTable train_options() {
   OptionTable table;
   for (const auto& option : train_option_list()) table.add(option.spec);
-  table.add_alias("scale", "mosaic_scale").add_alias("lr", "lr0");
+  // LibreYOLO's CLI names (cli/aliases.py: mosaic, mixup; train.py: save_plots; D-FINE's
+  // clip_max_norm), then ours. `scale` is not LibreYOLO's (it has none); Ultralytics' scale is a
+  // gain, not a range, and is refused as such (docs/cli.md).
+  table.add_alias("mosaic", "mosaic_prob")
+      .add_alias("mixup", "mixup_prob")
+      .add_alias("save_plots", "plots")
+      .add_alias("clip_max_norm", "clip_grad")
+      .add_alias("scale", "mosaic_scale")
+      .add_alias("lr", "lr0");
   return table;
 }
 

@@ -6,6 +6,7 @@
 #include <utility>
 
 #include "libreyolo/core/error.hpp"
+#include "libreyolo/core/eval/f1_precision_recall.hpp"
 #include "libreyolo/core/eval/image_matching.hpp"
 #include "libreyolo/core/eval/input_validation.hpp"
 
@@ -112,9 +113,15 @@ CocoEvaluation CocoEvaluator::evaluate() const {
 
   evaluation.curves = accumulate_precision_recall(per_class);
   evaluation.stats = summarize_coco_stats(evaluation.curves);
+  const auto f1 = f1_precision_recall(per_class);
+  evaluation.precision = f1.mean_precision;
+  evaluation.recall = f1.mean_recall;
+  evaluation.f1_confidence = f1.confidence;
   for (std::size_t k = 0; k < class_count; ++k) {
     evaluation.per_class[k].ap50_95 = class_ap50_95(evaluation.curves, k);
     evaluation.per_class[k].ap50 = class_ap50(evaluation.curves, k);
+    evaluation.per_class[k].precision = f1.precision[k];
+    evaluation.per_class[k].recall = f1.recall[k];
   }
   return evaluation;
 }

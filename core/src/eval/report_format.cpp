@@ -30,12 +30,14 @@ std::string fixed(double value, int decimals) {
   return out.str();
 }
 
-std::string format_ap(double value) { return value < 0.0 ? "-" : fixed(value, 3); }
+std::string format_metric(double value) { return value < 0.0 ? "-" : fixed(value, 3); }
 
 struct TableRow {
   std::string name;
   std::size_t images;
   std::size_t instances;
+  double precision;
+  double recall;
   double ap50;
   double ap50_95;
 };
@@ -44,24 +46,29 @@ struct TableRow {
 
 std::string format_class_table(const CocoEvaluation& evaluation) {
   std::vector<TableRow> rows;
-  rows.push_back({"all", evaluation.images, evaluation.instances, evaluation.stats.ap50(),
-                  evaluation.stats.ap()});
+  rows.push_back({"all", evaluation.images, evaluation.instances, evaluation.precision, evaluation.recall,
+                  evaluation.stats.ap50(), evaluation.stats.ap()});
   for (const ClassMetrics& metrics : evaluation.per_class) {
-    rows.push_back(
-        {metrics.name, metrics.images, metrics.instances, metrics.ap50, metrics.ap50_95});
+    if (metrics.instances == 0) continue;  // nothing to find: a row of dashes says nothing
+    rows.push_back({metrics.name, metrics.images, metrics.instances, metrics.precision, metrics.recall, metrics.ap50,
+                    metrics.ap50_95});
   }
 
-  std::size_t name_width = display_width("class");
+  std::size_t name_width = display_width("Class");
   for (const TableRow& row : rows) name_width = std::max(name_width, display_width(row.name));
 
+  constexpr int kColumn = 11;  // Ultralytics' %11s
   std::ostringstream out;
   out.imbue(std::locale::classic());  // counts without thousands separators
-  out << pad_right("class", name_width) << std::setw(10) << "images" << std::setw(11) << "instances"
-      << std::setw(8) << "AP50" << std::setw(9) << "AP50-95" << '\n';
+  out << pad_right("Class", name_width);
+  for (const char* title : {"Images", "Instances", "P", "R", "mAP50", "mAP50-95"}) out << std::setw(kColumn) << title;
+  out << '\n';
   for (const TableRow& row : rows) {
-    out << pad_right(row.name, name_width) << std::setw(10) << row.images << std::setw(11)
-        << row.instances << std::setw(8) << format_ap(row.ap50) << std::setw(9)
-        << format_ap(row.ap50_95) << '\n';
+    out << pad_right(row.name, name_width) << std::setw(kColumn) << row.images << std::setw(kColumn) << row.instances;
+    for (double value : {row.precision, row.recall, row.ap50, row.ap50_95}) {
+      out << std::setw(kColumn) << format_metric(value);
+    }
+    out << '\n';
   }
   return out.str();
 }

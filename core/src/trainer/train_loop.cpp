@@ -76,7 +76,7 @@ EpochRecord epoch_record(const TrainLoop& loop) {
   // Every rank trains as many images as rank 0: the run's throughput is world_size times its own.
   record.images_per_second =
       loop.result.seconds > 0 ? static_cast<double>(loop.result.images) * s.world_size / loop.result.seconds : 0;
-  record.learning_rate = s.optimizer->groups().front().lr;
+  for (const auto& group : s.optimizer->groups()) record.learning_rates.push_back(group.lr);
   record.train_losses = loop.result.losses;
   return record;
 }

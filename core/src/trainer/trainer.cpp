@@ -8,6 +8,7 @@
 #include "libreyolo/core/checkpoint/checkpoint_io.hpp"
 #include "libreyolo/core/distributed/replica_state.hpp"
 #include "libreyolo/core/distributed/spawn_training.hpp"
+#include "libreyolo/core/error.hpp"
 #include "libreyolo/core/log/log.hpp"
 #include "libreyolo/core/log/log_hold.hpp"
 #include "libreyolo/core/trainer/interrupt.hpp"
@@ -48,6 +49,17 @@ void establish_run_folder(Session& s, const TrainRequest& request) {
   s.run.weights = root / "weights";
 }
 
+// pretrained=false with model=FILE.pt: LibreYOLO starts from the file's weights whatever
+// pretrained says, Ultralytics' habit says it would not. Either reading surprises someone, so
+// the host asks for the unambiguous spelling instead of picking one.
+void refuse_unpretrained_weights(const config::TrainConfig& c, const TrainRequest& request) {
+  if (c.pretrained || !request.weights || resuming(c)) return;
+  throw Error("pretrained=false with model=" + c.model,
+              "a .pt's weights are the starting point (LibreYOLO ignores pretrained=false then)",
+              "for a fresh start name the family and size instead (e.g. model=yolo9s); to fine-tune, drop "
+              "pretrained=false");
+}
+
 // Everything before the first epoch: ranks joined, the session's objects, run folder, train.log,
 // and on resume the state of weights/last.pt. A fresh run creates its folder only after options,
 // data and model proved good, so a run that fails to start leaves no folder behind (its log lines
@@ -55,6 +67,7 @@ void establish_run_folder(Session& s, const TrainRequest& request) {
 // that creates nothing, and a wrong name= should fail before minutes of data scanning.
 void begin_run(Session& s, const TrainRequest& request) {
   s.config = request.config;
+  refuse_unpretrained_weights(s.config, request);
   join_ranks(s, request);
   if (s.main_rank()) log::hold_for_file();
   std::optional<checkpoint::Checkpoint> resume_from;
@@ -122,7 +135,7 @@ TrainOutcome train_session(Session& s, const TrainRequest& request) {
     policies.push_back(hooks::results());
     policies.push_back(hooks::checkpoints());
     policies.push_back(hooks::early_stop());
-    policies.push_back(hooks::plots());
+    if (s.config.plots) policies.push_back(hooks::plots());
   }
   policies.push_back(hooks::capture_report());  // after the epoch's own line
   if (s.collectives) policies.push_back(hooks::distributed_decision());

@@ -2,6 +2,8 @@
 
 #include <torch/torch.h>
 
+#include <chrono>
+
 #include "libreyolo/core/data/augment/letterbox.hpp"
 #include "libreyolo/core/data/loader/network_input.hpp"
 #include "libreyolo/core/log/log.hpp"
@@ -32,6 +34,7 @@ eval::ImageGroundTruth ground_truth(const data::SplitSamples& split, std::size_t
   gt.image.id = static_cast<std::int64_t>(index);
   gt.image.width = size.width;
   gt.image.height = size.height;
+  if (index < split.file_names.size()) gt.image.file_name = split.file_names[index];
   const double w = size.width, h = size.height;
   for (const auto& l : split.labels[index]) {
     eval::GroundTruthObject object;
@@ -41,6 +44,35 @@ eval::ImageGroundTruth ground_truth(const data::SplitSamples& split, std::size_t
   }
   return gt;
 }
+
+// "validating: 96/500 images (19%)" at most every few seconds, then once at the end: readable
+// in a log file or a pipe, where a per-image line or a redrawn bar would be noise.
+class ValidationProgress {
+ public:
+  ValidationProgress(bool enabled, std::size_t total)
+      : enabled_(enabled), total_(total), start_(Clock::now()), last_(start_) {}
+
+  void advance(std::size_t images) {
+    done_ += images;
+    if (!enabled_ || Clock::now() - last_ < kEvery) return;
+    last_ = Clock::now();
+    log::info("validating: ", done_, "/", total_, " images (", total_ ? 100 * done_ / total_ : 100, "%)");
+  }
+
+  void finish() const {
+    if (!enabled_) return;
+    const double seconds = std::chrono::duration<double>(Clock::now() - start_).count();
+    log::info("validated ", done_, " images in ", static_cast<long>(seconds * 10) / 10.0, " s");
+  }
+
+ private:
+  using Clock = std::chrono::steady_clock;
+  static constexpr std::chrono::seconds kEvery{5};
+  bool enabled_;
+  std::size_t total_;
+  std::size_t done_ = 0;
+  Clock::time_point start_, last_;
+};
 
 }  // namespace
 
@@ -75,7 +107,9 @@ eval::CocoEvaluation Validator::run(sdk::Detector& model, const sdk::InputFormat
   model.eval();
   torch::NoGradGuard no_grad;
   loader_.start_epoch({0, false});
+  ValidationProgress progress(options_.log_progress, images());
   while (auto batch = loader_.next()) {
+    progress.advance(batch->indices.size());
     sdk::Candidates candidates;
     {
       amp::AutocastScope autocast(options_.precision);
@@ -96,6 +130,7 @@ eval::CocoEvaluation Validator::run(sdk::Detector& model, const sdk::InputFormat
       if (!unusable[i]) evaluator_.add_image(ground_truth(*split_, batch->indices[i]), std::move(detections[i]));
     }
   }
+  progress.finish();
   if (!left_out_.empty()) log::warn(describe_left_out(*this));
   return evaluator_.evaluate();
 }

@@ -26,6 +26,14 @@ void check_documented(const OptionTable& table, const std::string& doc) {
   }
 }
 
+// Every other name of an option is listed as `alias` = `option`.
+void check_aliases_documented(const OptionTable& table, const std::string& doc) {
+  for (const auto& [alias, target] : table.aliases()) {
+    CAPTURE(alias);
+    CHECK(doc.find("`" + alias + "` = `" + target + "`") != std::string::npos);
+  }
+}
+
 }  // namespace
 
 TEST_CASE("docs/cli.md lists every train, val and predict option with its default") {
@@ -34,4 +42,11 @@ TEST_CASE("docs/cli.md lists every train, val and predict option with its defaul
   check_documented(train_options(), doc);
   check_documented(val_options(), doc);
   check_documented(predict_options(), doc);
+}
+
+TEST_CASE("docs/cli.md names every alias with the option it stands for") {
+  const auto doc = read_cli_doc();
+  REQUIRE_FALSE(doc.empty());
+  check_aliases_documented(train_options(), doc);
+  check_aliases_documented(val_options(), doc);
 }

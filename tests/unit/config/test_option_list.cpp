@@ -133,20 +133,20 @@ TEST_CASE("option list: every TrainConfig member but user_set is an option's") {
   // and, unless it is not an option (like user_set), its line in train_options.cpp: the check
   // below fails for a member no option fills.
   const TrainConfig config;
-  const auto& [model, data, imgsz, batch, epochs, workers, device, cache, optimizer, scheduler, lr0, momentum,
+  const auto& [model, task, data, pretrained, freeze, imgsz, batch, epochs, workers, device, cache, optimizer, scheduler, lr0, momentum,
                weight_decay, warmup_lr_start, min_lr_ratio, nesterov, warmup_epochs, no_aug_epochs, nbs,
                aug_stop_epoch_ratio, clip_grad,
                mosaic_prob, mixup_prob, hsv_prob, flip_prob, degrees, translate, shear, mosaic_scale, mixup_scale,
                multi_scale, ema, amp, cuda_graph, profile, sync_bn, ema_decay, amp_dtype, profile_skip, profile_steps,
-               ddp_timeout, project, name, exist_ok, verbose, resume, save_period, eval_interval, patience,
+               ddp_timeout, project, name, exist_ok, verbose, resume, val, plots, save_period, eval_interval, patience,
                log_interval, seed, cfg, plugin_dir, user_set] = config;
   const std::set<const void*> members = {
-      &model, &data, &imgsz, &batch, &epochs, &workers, &device, &cache, &optimizer, &scheduler, &lr0, &momentum,
+      &model, &task, &data, &pretrained, &freeze, &imgsz, &batch, &epochs, &workers, &device, &cache, &optimizer, &scheduler, &lr0, &momentum,
       &weight_decay, &warmup_lr_start, &min_lr_ratio, &nesterov, &warmup_epochs, &no_aug_epochs, &nbs,
       &aug_stop_epoch_ratio, &clip_grad,
       &mosaic_prob, &mixup_prob, &hsv_prob, &flip_prob, &degrees, &translate, &shear, &mosaic_scale, &mixup_scale,
       &multi_scale, &ema, &amp, &cuda_graph, &profile, &sync_bn, &ema_decay, &amp_dtype, &profile_skip,
-      &profile_steps, &ddp_timeout, &project, &name, &exist_ok, &resume, &verbose, &save_period, &eval_interval,
+      &profile_steps, &ddp_timeout, &project, &name, &exist_ok, &resume, &verbose, &val, &plots, &save_period, &eval_interval,
       &patience, &log_interval, &seed, &cfg, &plugin_dir};
   std::set<const void*> bound;
   for (const auto& option : train_option_list()) {
@@ -191,5 +191,5 @@ TEST_CASE("option report: the values of a config with where each came from, unse
   CHECK(find("weight_decay")->source == OptionSource::global_default);
   CHECK(find("model") == report.end());  // no default, nobody set it
   CHECK(find("cfg") == report.end());
-  CHECK(report.size() == train_option_list().size() - 3);  // all but model, cfg, plugin_dir
+  CHECK(report.size() == train_option_list().size() - 4);  // all but model, freeze, cfg, plugin_dir
 }

@@ -35,22 +35,22 @@ CocoEvaluation sample_evaluation() {
 
 }  // namespace
 
-TEST_CASE("class table: aligned columns, overall row first, '-' for classes without objects") {
+TEST_CASE("class table: Ultralytics' columns, overall row first, classes without objects left out") {
   const CocoEvaluation evaluation = sample_evaluation();
-  // all: AP50 = AP = (1 + 51/101) / 2 = 0.752
+  // all: AP50 = AP = (1 + 51/101) / 2 = 0.752. P and R at the best mean F1 (the lowest
+  // confidence here): person finds both (P 1, R 1), dog one of two (P 1, R 0.5).
   CHECK(format_class_table(evaluation) ==
-        "class     images  instances    AP50  AP50-95\n"
-        "all            2          4   0.752    0.752\n"
-        "person         2          2   1.000    1.000\n"
-        "dog            1          2   0.505    0.505\n"
-        "cat            0          0       -        -\n");
+        "Class      Images  Instances          P          R      mAP50   mAP50-95\n"
+        "all             2          4      1.000      0.750      0.752      0.752\n"
+        "person          2          2      1.000      1.000      1.000      1.000\n"
+        "dog             1          2      1.000      0.500      0.505      0.505\n");
 }
 
 TEST_CASE("class table widens the name column for long and non-ASCII names") {
   CocoEvaluation evaluation;
   evaluation.stats.values.fill(-1.0);
-  evaluation.per_class = {{0, "traffic light", 0, 0, -1.0, -1.0},
-                          {1, "caf\xc3\xa9", 0, 0, -1.0, -1.0}};
+  evaluation.per_class = {{0, "traffic light", 1, 1, -1.0, -1.0},
+                          {1, "caf\xc3\xa9", 1, 1, -1.0, -1.0}};
   const std::string table = format_class_table(evaluation);
   std::istringstream lines(table);
   std::string header;
@@ -61,7 +61,7 @@ TEST_CASE("class table widens the name column for long and non-ASCII names") {
   std::getline(lines, all);
   std::getline(lines, light);
   std::getline(lines, cafe);
-  CHECK(header.rfind("class        ", 0) == 0);  // padded to "traffic light" (13)
+  CHECK(header.rfind("Class        ", 0) == 0);  // padded to "traffic light" (13)
   CHECK(light.size() == header.size());
   CHECK(cafe.size() == header.size() + 1);  // é is 2 bytes but one column
 }

@@ -83,6 +83,7 @@ SplitSamples make_split_samples(const ScanResult& scan, std::shared_ptr<const Im
   for (const auto& image : scan.images) {
     split.labels.push_back(image.boxes);
     split.original_sizes.push_back({image.width, image.height});
+    split.file_names.push_back(image.path.filename().string());
   }
   return split;
 }

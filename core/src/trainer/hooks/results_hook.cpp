@@ -1,3 +1,4 @@
+#include <algorithm>
 #include <string>
 
 #include "hooks.hpp"
@@ -12,18 +13,25 @@ class ResultsHook : public TrainHook {
  public:
   void before_train(TrainLoop& loop) override {
     const Session& s = loop.session;
-    log_ = std::make_unique<ResultsLog>(s.run.root, s.criterion->component_names(), resume_requested(s.config.resume));
+    log_ = std::make_unique<ResultsLog>(s.run.root, s.criterion->component_names(), s.optimizer->groups().size(),
+                                        resume_requested(s.config.resume));
   }
 
   void after_epoch(TrainLoop& loop) override {
-    const auto& record = loop.record;
+    auto& record = loop.record;
+    const auto& progress = loop.session.progress;
+    if (progress.best_epoch >= 0) {  // the best so far, validated this epoch or earlier
+      record.best_epoch = progress.best_epoch + 1;
+      record.best_metric = progress.best_fitness;
+    }
     log_->write(record);
     loop.outcome.epochs.push_back(record);
     std::string summary;
     for (const auto& [name, value] : record.train_losses) summary += " " + name + " " + std::to_string(value);
     log::info("epoch ", record.epoch, "/", loop.session.config.epochs, ":", summary, ", ",
               static_cast<long>(record.images_per_second), " img/s",
-              record.validated ? ", mAP50 " + std::to_string(record.map50) + " mAP50-95 " + std::to_string(record.map50_95)
+              record.validated ? ", mAP50 " + std::to_string(std::max(0.0, record.stats.ap50())) + " mAP50-95 " +
+                                     std::to_string(std::max(0.0, record.stats.ap()))
                                : std::string());
   }
 

@@ -13,6 +13,10 @@ class ValidationHook : public TrainHook {
  public:
   void before_train(TrainLoop& loop) override {
     Session& s = loop.session;
+    if (!s.config.val) {  // LibreYOLO's val=false: no validation at all, so no best.pt either
+      log::info("val=false: no validation during training (no mAP in results.csv, no best.pt)");
+      return;
+    }
     ValidationOptions options;
     options.imgsz = s.config.imgsz;
     options.batch = s.config.batch;
@@ -30,18 +34,20 @@ class ValidationHook : public TrainHook {
   void after_epoch(TrainLoop& loop) override {
     Session& s = loop.session;
     const bool last_epoch = loop.epoch + 1 == s.config.epochs;
+    if (!validator_) return;  // val=false
     if ((loop.epoch + 1) % s.config.eval_interval != 0 && !last_epoch) return;
     if (s.ema) s.ema->copy_to(*eval_model_);
     const auto evaluation = validator_->run(s.ema ? *eval_model_ : *s.model, s.family->info.input);
     auto& record = loop.record;
     record.validated = true;
-    record.map50 = std::max(0.0, evaluation.stats.ap50());
-    record.map50_95 = std::max(0.0, evaluation.stats.ap());
+    record.stats = evaluation.stats;
+    const double fitness = std::max(0.0, evaluation.stats.ap());
     if (last_epoch) log::info("\n", eval::format_class_table(evaluation));
-    if (record.map50_95 > s.progress.best_fitness || s.progress.best_epoch < 0) {
-      s.progress.best_fitness = record.map50_95;
+    if (fitness > s.progress.best_fitness || s.progress.best_epoch < 0) {
+      s.progress.best_fitness = fitness;
       s.progress.best_epoch = loop.epoch;
       loop.improved = true;
+      record.is_best = true;
       save_checkpoint_file(s, s.run.weights / "best.pt", loop.epoch);
     }
   }

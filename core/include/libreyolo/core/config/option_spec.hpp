@@ -27,6 +27,9 @@ struct OptionSpec {
   std::string default_value;  // as the user would type it; empty text means "unset"
   std::string help;
   std::vector<std::string> choices{};  // for OptionType::choice
+  // Other spellings of a choice, as another tool writes them: LibreYOLO's cache=true means
+  // cache=ram, its scheduler=flat_cosine is our flatcosine. Read as the choice they name.
+  std::vector<std::pair<std::string, std::string>> choice_synonyms{};
 };
 
 using OptionValue = std::variant<bool, long long, double, std::string, sdk::Range>;

@@ -23,7 +23,9 @@ namespace libreyolo::core::config {
 struct TrainConfig {
   TrainConfig();  // every option at its built-in default
 
-  std::string model, data;
+  std::string model, task, data;  // task: detect only (LibreYOLO's name, accepted for its users)
+  bool pretrained{};               // false refused for model=FILE.pt (trainer.cpp says why)
+  std::string freeze;              // LibreYOLO's freeze: only "off" values pass its check
   int imgsz{}, batch{}, epochs{}, workers{};
   std::string device, cache;
   // Optimization.
@@ -47,6 +49,8 @@ struct TrainConfig {
   std::string project, name;
   bool exist_ok{}, verbose{};
   std::string resume;  // false, true or a run's weights/last.pt (trainer/resume_target.hpp reads it)
+  bool val{};    // validate during training at all (LibreYOLO's val=false: eval_interval 0)
+  bool plots{};  // save the run's plots (alias save_plots)
   int save_period{}, eval_interval{}, patience{}, log_interval{};
   std::int64_t seed{};
   // Where the options and plugins came from (args.yaml records them).

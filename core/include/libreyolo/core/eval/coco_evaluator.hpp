@@ -22,6 +22,10 @@ struct ClassMetrics {
   std::size_t instances = 0;  // non-crowd objects of the class: what recall is measured on
   double ap50_95 = -1.0;      // -1: no instances, nothing to measure
   double ap50 = -1.0;
+  // Ultralytics' P and R at the confidence of the best mean F1 (f1_precision_recall.hpp); -1
+  // without instances.
+  double precision = -1.0;
+  double recall = -1.0;
 };
 
 struct CocoEvaluation {
@@ -29,6 +33,10 @@ struct CocoEvaluation {
   std::vector<ClassMetrics> per_class;  // one per class, in class-id order
   std::size_t images = 0;
   std::size_t instances = 0;
+  // Ultralytics' mean P and R over the classes with instances, and the confidence they are at.
+  double precision = 0;
+  double recall = 0;
+  double f1_confidence = 0;
   // The full table behind the numbers, for precision-recall curves.
   PrecisionRecallTable curves{0};
 };

@@ -8,8 +8,9 @@
 
 namespace libreyolo::core::eval {
 
-// Columns: class, images, instances, AP50, AP50-95; first row "all" with the overall numbers,
-// then every class in id order. Classes without instances show "-" (AP undefined).
+// Ultralytics' layout: Class, Images, Instances, P, R, mAP50, mAP50-95; first row "all" with
+// the overall numbers, then the classes that have instances, in id order (a class with nothing
+// to find has no AP to show). P and R are Ultralytics' (f1_precision_recall.hpp).
 std::string format_class_table(const CocoEvaluation& evaluation);
 
 // Twelve lines such as

@@ -25,6 +25,9 @@ struct ValidationOptions {
   amp::PrecisionPlan precision;
   eval::NmsOptions nms;
   sdk::EvalResize resize = sdk::EvalResize::letterbox;
+  // A line "validating: 96/500 images" every few seconds (the val command; training's
+  // validation is summarised by the epoch line instead).
+  bool log_progress = false;
 };
 
 // What the family declares for validation (its resize and post-processing) on top of `base`.

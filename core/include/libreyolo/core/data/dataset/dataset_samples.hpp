@@ -7,6 +7,7 @@
 
 #include <filesystem>
 #include <memory>
+#include <string>
 #include <vector>
 
 #include "libreyolo/core/data/augment/pipeline.hpp"
@@ -24,6 +25,7 @@ struct SplitSamples {
   std::shared_ptr<const ImageSource> images;  // index i = scanned image i
   std::vector<std::vector<LabelBox>> labels;  // normalised YOLO boxes per image
   std::vector<ImageSize> original_sizes;
+  std::vector<std::string> file_names;  // the image's file name (no folder), for COCO JSON
 };
 
 SplitSamples make_split_samples(const ScanResult& scan, std::shared_ptr<const ImageSource> images);
