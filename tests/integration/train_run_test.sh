@@ -55,8 +55,11 @@ echo "ok: model=best.pt starts a new run from those weights"
 
 # 2. A second run with the same name goes to straight2. It also asks for CUDA graphs, which a
 # CPU run cannot use: one log line, then eager training.
-"$host" train "${common[@]}" epochs=1 name=straight cuda_graph=true > second.log 2>&1 || fail "second run"
+"$host" train "${common[@]}" epochs=1 name=straight cuda_graph=true save_plots=false > second.log 2>&1 || fail "second run"
 [ -d "$work/runs/straight2" ] || fail "no straight2 run folder"
+for f in results.png labels.jpg train_batch0.jpg; do
+  [ ! -e "$work/runs/straight2/$f" ] || fail "save_plots=false still wrote $f"
+done
 echo "ok: name collision -> straight2"
 [ "$(grep -c 'cuda_graph=true has no effect' second.log)" -eq 1 ] || { cat second.log; fail "cuda_graph on CPU: expected one log line"; }
 echo "ok: cuda_graph=true on CPU trains eager ($(grep -o 'cuda_graph=true has no effect: [^;]*' second.log))"

@@ -25,8 +25,13 @@ std::size_t colours_in(const data::Image& image) {
 
 void write_results_csv(const fs::path& file) {
   std::ofstream out(file);
-  out << "epoch,time,images_per_second,lr,train/box_loss,train/cls_loss,metrics/mAP50,metrics/mAP50-95\n"
-         "1,2.5,100,0.01,3.2,5.8,,\n2,2.4,110,0.009,3.0,5.1,0.1,0.05\n3,2.4,110,0.008,2.7,4.6,0.2,0.09\n";
+  // LibreYOLO's layout, shortened: bookkeeping, text and best-so-far columns are not plotted,
+  // nor metrics other than the (B) ones, nor learning rates but group 0's.
+  out << "epoch,time,images_per_second,validated,current_metric_name,best_epoch,train/box_loss,train/cls_loss,"
+         "metrics/mAP75,metrics/mAP50(B),metrics/mAP50-95(B),lr/group0,lr/group1\n"
+         "1,2.5,100,0,metrics/mAP50-95,,3.2,5.8,,,,0.01,0.01\n"
+         "2,2.4,110,1,metrics/mAP50-95,2,3.0,5.1,0.02,0.1,0.05,0.009,0.009\n"
+         "3,2.4,110,1,metrics/mAP50-95,3,2.7,4.6,0.03,0.2,0.09,0.008,0.008\n";
 }
 }  // namespace
 
@@ -54,7 +59,7 @@ TEST_CASE("run plots: results.png, labels.jpg and train_batch0.jpg are real pict
   }
   trainer::plot_results(dir / "results.csv", dir / "results.png");
   const auto results = data::decode_image(dir / "results.png");
-  CHECK(results.width == 3 * 300);  // lr, two losses, two mAPs: five panels in two rows of three
+  CHECK(results.width == 3 * 300);  // two losses, two mAPs, lr/group0: five panels in two rows of three
   CHECK(results.height == 2 * 240);
   CHECK(colours_in(results) > 50);
 

@@ -54,11 +54,16 @@ Table read_table(const std::filesystem::path& csv) {
 
 // Bookkeeping, not a curve of the training: the epoch (the x axis), timings, flags and the
 // best-so-far columns LibreYOLO's results.csv carries.
+// Of LibreYOLO's 18 metrics columns, the four Ultralytics plots ("(B)"); of the learning rates,
+// the first group's (the others follow the same schedule, scaled).
 bool plotted(const std::string& column) {
   for (const char* skipped : {"epoch", "time", "images_per_second", "validated", "is_best"}) {
     if (column == skipped) return false;
   }
-  return column.find("best") == std::string::npos;
+  const auto starts = [&](const std::string& head) { return column.rfind(head, 0) == 0; };
+  if (starts("metrics/")) return column.size() > 3 && column.compare(column.size() - 3, 3, "(B)") == 0;
+  if (starts("lr/")) return column == "lr/group0";
+  return !starts("current_") && column.find("best") == std::string::npos;
 }
 
 bool has_a_value(const std::vector<double>& values) {
