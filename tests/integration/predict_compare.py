@@ -3,8 +3,8 @@
 
     predict_compare.py VAL_PREDICTIONS_JSON PREDICT_JSON LABELS_DIR
 
-val numbers the images of a split in sorted path order (image_id 0, 1, ...), the order predict
-lists a folder in; predict's predictions.json gives each file's size, which turns the
+Images are matched by file name (val's ground_truth.json maps its ids to file names and its
+category ids to class indices); predict's predictions.json gives each file's size, which turns the
 normalised label lines back into pixels. Every image must have the same detections in both:
 the same count and, matched one to one, the same class, a score within 2e-4 and corners within
 0.05 px (val writes 3 decimals of pixels and 5 of scores, the labels 6 significant digits).
@@ -16,10 +16,17 @@ import sys
 
 
 def val_boxes(path):
+    """val's detections by image file name, with class indices. val names images and classes by
+    COCO's own ids when the images are COCO's (image 139, category 1 = person) and by index
+    otherwise; ground_truth.json beside its predictions says which id is which file and class."""
+    truth = json.load(open(os.path.join(os.path.dirname(path), "ground_truth.json")))
+    file_of = {image["id"]: image["file_name"] for image in truth["images"]}
+    class_of = {category["id"]: index for index, category in enumerate(truth["categories"])}
     per_image = {}
     for d in json.load(open(path)):
         x, y, w, h = d["bbox"]
-        per_image.setdefault(d["image_id"], []).append((d["category_id"], d["score"], (x, y, x + w, y + h)))
+        box = (class_of[d["category_id"]], d["score"], (x, y, x + w, y + h))
+        per_image.setdefault(os.path.basename(file_of[d["image_id"]]), []).append(box)
     return per_image
 
 
@@ -61,7 +68,7 @@ def main():
         ours = label_boxes(os.path.join(labels, stem + ".txt"), image["width"], image["height"])
         if len(ours) != len(image["detections"]):
             return print(f"FAILED: {stem}.txt has {len(ours)} lines, predictions.json {len(image['detections'])}") or 1
-        problem = compare(index, theirs.get(index, []), ours)
+        problem = compare(index, theirs.get(os.path.basename(image["file"]), []), ours)
         if problem:
             return print("FAILED: " + problem) or 1
         total += len(ours)
