@@ -4,7 +4,6 @@
 
 #include <algorithm>
 #include <cmath>
-#include <cstring>
 
 #include "libreyolo/core/draw/canvas.hpp"
 
@@ -26,17 +25,6 @@ cv::Mat view(data::Image& image) { return cv::Mat(image.height, image.width, CV_
 int font_thickness(double scale) { return std::max(1, static_cast<int>(std::lround(scale * 1.5))); }
 
 }  // namespace
-
-Canvas::Canvas(int width, int height, Rgb background) {
-  image_.width = width;
-  image_.height = height;
-  image_.pixels.resize(static_cast<std::size_t>(width) * height * data::Image::kChannels);
-  for (std::size_t i = 0; i < image_.pixels.size(); i += 3) {
-    image_.pixels[i] = background.r, image_.pixels[i + 1] = background.g, image_.pixels[i + 2] = background.b;
-  }
-}
-
-Canvas::Canvas(data::Image image) : image_(std::move(image)) {}
 
 void Canvas::line(Point from, Point to, Rgb colour, int thickness) {
   auto mat = view(image_);
@@ -73,17 +61,6 @@ void Canvas::text(const std::string& text, Point bottom_left, double scale, Rgb 
 int Canvas::text_width(const std::string& text, double scale) const {
   int baseline = 0;
   return cv::getTextSize(text, kFont, scale, font_thickness(scale), &baseline).width;
-}
-
-void Canvas::paste(const data::Image& picture, int x, int y) {
-  for (int row = 0; row < picture.height; ++row) {
-    const int target_y = y + row;
-    if (target_y < 0 || target_y >= image_.height) continue;
-    const int first = std::max(0, -x), last = std::min(picture.width, image_.width - x);
-    if (first >= last) continue;
-    std::memcpy(image_.pixel(x + first, target_y), picture.pixel(first, row),
-                static_cast<std::size_t>(last - first) * data::Image::kChannels);
-  }
 }
 
 }  // namespace libreyolo::core::draw
