@@ -3,6 +3,7 @@
 #include <set>
 
 #include "hooks.hpp"
+#include "libreyolo/core/draw/annotate.hpp"
 #include "libreyolo/core/draw/box_style.hpp"
 #include "libreyolo/core/error.hpp"
 #include "libreyolo/core/log/log.hpp"
@@ -45,17 +46,24 @@ std::vector<BatchTile> batch_tiles(const data::Batch& batch, const std::vector<s
 class PlotsHook : public TrainHook {
  public:
   void before_train(TrainLoop& loop) override {
+    if (!draw::drawing_available()) {  // one line for the run, not one warning per picture
+      log::info("plots: this build has no OpenCV (core + imgproc), so no results.png, labels.jpg or "
+                "train_batch0.jpg; plots=false says you do not want them");
+      off_ = true;
+      return;
+    }
     const Session& s = loop.session;
     attempt("labels.jpg", [&] { plot_labels(s.train_split->labels, s.dataset.names, s.run.root / "labels.jpg"); });
   }
   void after_step(TrainLoop& loop) override {
-    if (batch_drawn_ || !loop.batch) return;
+    if (off_ || batch_drawn_ || !loop.batch) return;
     batch_drawn_ = true;
     const Session& s = loop.session;
     attempt("train_batch0.jpg",
             [&] { plot_batch(batch_tiles(*loop.batch, s.dataset.names), s.run.root / "train_batch0.jpg"); });
   }
   void after_epoch(TrainLoop& loop) override {
+    if (off_) return;
     const Session& s = loop.session;
     attempt("results.png", [&] { plot_results(s.run.root / "results.csv", s.run.root / "results.png"); });
   }
@@ -70,6 +78,7 @@ class PlotsHook : public TrainHook {
       if (warned_.insert(picture).second) log::warn("no ", picture, ": ", e.what(), " (plots=false turns plots off)");
     }
   }
+  bool off_ = false;
   bool batch_drawn_ = false;
   std::set<std::string> warned_;
 };
