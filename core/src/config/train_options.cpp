@@ -18,9 +18,9 @@ using namespace checks;
 constexpr bool kVal = true;  // also a `val` option
 constexpr long long kMany = 1 << 20;
 
-std::vector<TrainOption> declare_train_options() {
+// Shared with val: what every command that loads a model and data understands.
+std::vector<TrainOption> shared_options() {
   return {
-      // Shared with val: what every command that loads a model and data understands.
       {{"model", T::text, "", "family + size (yolo9s, yolox-s) or a .pt file; a bare LibreYOLO name (LibreYOLO9s.pt) is found or downloaded"}, &C::model, {}, kVal},
       {{"task", T::text, "detect", "detect (the only task here; LibreYOLO's others are refused)"}, &C::task,
        detect_task_only(), kVal},
@@ -46,7 +46,11 @@ std::vector<TrainOption> declare_train_options() {
       {{"verbose", T::boolean, "false", "debug-level console logging"}, &C::verbose, {}, kVal},
       {{"cfg", T::text, "", "YAML file of option defaults (command line wins)"}, &C::cfg, {}, kVal},
       {{"plugin_dir", T::text, "", "extra folder to search for family plugins"}, &C::plugin_dir, {}, kVal},
-      // Training only.
+  };
+}
+
+std::vector<TrainOption> training_only_options() {
+  return {
       {{"pretrained", T::boolean, "true",
         "start from model=FILE.pt's weights; false is refused for a .pt (LibreYOLO would ignore it: use model=FAMILYSIZE)"},
        &C::pretrained},
@@ -106,6 +110,12 @@ std::vector<TrainOption> declare_train_options() {
       {{"log_interval", T::integer, "10", "read and print loss components every N steps"}, &C::log_interval,
        integer_from(1, kMany)},
   };
+}
+
+std::vector<TrainOption> declare_train_options() {
+  auto options = shared_options();
+  for (auto& option : training_only_options()) options.push_back(std::move(option));
+  return options;
 }
 
 // val writes its run folders elsewhere; every other shared option keeps train's default.
