@@ -24,20 +24,20 @@ std::string valid_range(const std::vector<std::string>& names) {
 }
 
 int class_id_of(const std::string& entry, const std::string& text, const std::vector<std::string>& names) {
-  const std::string todo = "pass class ids or names of this model, e.g. classes=0,2 or classes=" +
+  const std::string what_to_do = "pass class ids or names of this model, e.g. classes=0,2 or classes=" +
                            (names.empty() ? std::string("0") : names.front());
   if (all_digits(entry) || (entry.size() > 1 && entry[0] == '-' && all_digits(entry.substr(1)))) {
     const long long id = entry.size() > 12 ? -1 : std::stoll(entry);
     if (id < 0 || id >= static_cast<long long>(names.size())) {
       throw Error("classes=" + text + " names class " + entry + ", which this model does not have", valid_range(names),
-                  todo);
+                  what_to_do);
     }
     return static_cast<int>(id);
   }
   const auto it = std::find(names.begin(), names.end(), entry);
   if (it == names.end()) {
     throw Error("classes=" + text + " names '" + entry + "'", "it is neither a class id nor one of the model's class names",
-                todo);
+                what_to_do);
   }
   return static_cast<int>(it - names.begin());
 }

@@ -21,9 +21,9 @@ bool ends_with(const std::string& text, const std::string& suffix) {
 // its last part would quietly train from some other file of that name.
 [[noreturn]] void missing_path(const std::string& model) {
   const auto name = fs::path(model).filename().string();
-  std::string todo = "check the path";
-  if (known_weights(name)) todo += "; model=" + name + " without a folder is searched for and downloaded";
-  throw Error("weights '" + model + "' not found", "no such file", todo);
+  std::string what_to_do = "check the path";
+  if (known_weights(name)) what_to_do += "; model=" + name + " without a folder is searched for and downloaded";
+  throw Error("weights '" + model + "' not found", "no such file", what_to_do);
 }
 
 std::string put_it_yourself(const std::string& url, const WeightsEnvironment& env) {

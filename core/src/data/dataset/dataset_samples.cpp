@@ -99,13 +99,13 @@ void check_has_boxes(const DatasetSplit& split, const ScanResult& scan) {
                           " usable images have no box at all: every label file is missing or "
                           "empty (the first image's labels are looked for at " +
                           example.string() + ")";
-  const std::string todo =
+  const std::string what_to_do =
       "Put one label file per image in the labels/ folder beside images/ (images/x.jpg -> "
       "labels/x.txt), one 'class cx cy w h' row per object";
   if (split.name == "train") {
-    throw Error("Dataset split 'train' has no boxes to train on", why, todo);
+    throw Error("Dataset split 'train' has no boxes to train on", why, what_to_do);
   }
-  log::warn("dataset split '", split.name, "' has no boxes: ", why, ". ", todo);
+  log::warn("dataset split '", split.name, "' has no boxes: ", why, ". ", what_to_do);
 }
 
 }  // namespace
