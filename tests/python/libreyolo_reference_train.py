@@ -9,7 +9,9 @@ Usage:
   PYTHONPATH=.reference python3 tests/python/libreyolo_reference_train.py OUT_DIR FAMILY SIZE \
       COCO128_DIR [key=value ...]
 FAMILY is yolo9, yolox, rtmdet, rtdetr or dfine; the train split is COCO128's 128 train images (val points at the same
-images); key=value pairs go to LibreYOLO's model.train() (e.g. epochs=100 seed=0 batch=16).
+images); key=value pairs go to LibreYOLO's model.train() (e.g. epochs=100 seed=0 batch=16),
+except resume_from=CHECKPOINT, which loads that LibreYOLO checkpoint and continues its run
+(LibreYOLO's own resume=True; the recorded epochs are then the continued ones only).
 Writes OUT_DIR/reference_train.json: the per-epoch loss, its components and epoch seconds.
 """
 import json
@@ -67,7 +69,10 @@ def main():
     model_class = {"yolo9": libreyolo.LibreYOLO9, "yolox": libreyolo.LibreYOLOX, "rtmdet": libreyolo.LibreRTMDet,
                    "rtdetr": libreyolo.LibreRTDETR, "dfine": libreyolo.LibreDFINE}[family]
     on_cpu = str(overrides.get("device", "0")) == "cpu"  # a smoke test without a GPU
-    model = model_class(None, size=size, nb_classes=80, device="cpu" if on_cpu else "cuda")
+    resume_from = overrides.pop("resume_from", None)
+    model = model_class(resume_from, size=size, nb_classes=80, device="cpu" if on_cpu else "cuda")
+    if resume_from is not None:
+        overrides["resume"] = True
     recorder = EpochRecorder()
     # Each family's own precision: D-FINE's DFINEConfig trains in float32 (amp=False).
     settings = dict(batch=16, imgsz=640, device="0", workers=8, amp=family != "dfine", seed=0,

@@ -1,0 +1,29 @@
+# Sourced by the call scripts: paths and helpers on the GPU machine.
+set -u
+ROOT=$PWD
+R=$ROOT/.reference
+H=$ROOT/build-gpu/bin/libreyolo-host
+export PYTHONPATH=$R PYTHONUNBUFFERED=1
+W=/tmp/work; mkdir -p $W /tmp/runs /tmp/lib
+stamp() { echo "[$(date +%T) t=${SECONDS}s] $*" | tee -a $OUT/timeline.txt; }
+self_yaml() {  # COCO128's train images as both splits (the learning comparisons' setting)
+  cat > $W/coco128_self.yaml <<Y
+path: $R/coco128
+train: images/train2017
+val: images/train2017
+$(sed -n '/^names:/,$p' $R/coco128/data.yaml)
+Y
+}
+lib_train() {  # NAME FAMILY SIZE [k=v...]: LibreYOLO's trainer, detached, log in /tmp/lib/NAME.log
+  local name=$1; shift
+  mkdir -p /tmp/lib/$name
+  setsid nohup python3 tests/python/libreyolo_no_download.py tests/python/libreyolo_reference_train.py \
+    /tmp/lib/$name "$1" "$2" $R/coco128 "${@:3}" > /tmp/lib/$name.log 2>&1 < /dev/null &
+  echo $! > /tmp/lib/$name.pid
+}
+our_train() {  # NAME [k=v...]: our trainer, detached, log in /tmp/runs/NAME.log
+  local name=$1; shift
+  setsid nohup $H train project=/tmp/runs name=$name "$@" > /tmp/runs/$name.log 2>&1 < /dev/null &
+  echo $! > /tmp/runs/$name.pid
+}
+alive() { [ -f "$1" ] && kill -0 "$(cat $1)" 2>/dev/null; }
