@@ -25,13 +25,26 @@ if(TARGET torch_cuda)
   else()
     message(STATUS "LibreYOLO: NCCL not found; multi-GPU will use Gloo")
   endif()
+  # The SDK's fused kernels (sdk/src/detr/cuda/, docs/fused-kernels.md) need nvcc; OFF (or no
+  # nvcc) builds the SDK with the composed PyTorch ops only, as the CPU build is.
+  option(LIBREYOLO_CUDA_KERNELS "Compile the SDK's fused CUDA kernels (needs nvcc)" ON)
+  if(LIBREYOLO_CUDA_KERNELS)
+    if(NOT CMAKE_CUDA_COMPILER AND CUDAToolkit_NVCC_EXECUTABLE)
+      set(CMAKE_CUDA_COMPILER "${CUDAToolkit_NVCC_EXECUTABLE}")
+    endif()
+    enable_language(CUDA)
+  endif()
+endif()
+set(LIBREYOLO_HAS_CUDA_KERNELS OFF)
+if(LIBREYOLO_HAS_CUDA AND LIBREYOLO_CUDA_KERNELS)
+  set(LIBREYOLO_HAS_CUDA_KERNELS ON)
 endif()
 if(LIBREYOLO_REQUIRE_CUDA AND NOT LIBREYOLO_HAS_CUDA)
   message(FATAL_ERROR "LIBREYOLO_REQUIRE_CUDA is ON (the 'cuda' preset) but the LibTorch found "
                       "(${Torch_DIR}) was built without CUDA. Point CMAKE_PREFIX_PATH at a CUDA "
                       "LibTorch, e.g. python3 -c 'import torch; print(torch.utils.cmake_prefix_path)'.")
 endif()
-message(STATUS "LibreYOLO: CUDA ${LIBREYOLO_HAS_CUDA}")
+message(STATUS "LibreYOLO: CUDA ${LIBREYOLO_HAS_CUDA}, fused CUDA kernels ${LIBREYOLO_HAS_CUDA_KERNELS}")
 
 # Boost: CONFIG packages only (CMake 4 removed FindBoost). program_options is compiled;
 # Boost.DLL is header-only and uses std::filesystem instead of Boost.Filesystem.

@@ -68,19 +68,7 @@ torch::Tensor DeformableAttentionImpl::forward(const torch::Tensor& query, const
   const auto locations =
       box.narrow(-1, 0, 2) + offsets * scale * box.narrow(-1, 2, 2) * offset_scale_;  // [B, Lq, H, P, 2]
   const auto heads_value = value.reshape({batch, value.size(1), num_heads_, embed_dim_ / num_heads_});
-  torch::Tensor out;
-  int64_t first_point = 0, first_position = 0;
-  for (size_t level = 0; level < shapes.size(); ++level) {
-    const auto [h, w] = shapes[level];
-    const auto points = num_points_[level];
-    const auto level_out = sdk::detr::ms_deform_attn_core(
-        heads_value.narrow(1, first_position, h * w), {shapes[level]},
-        locations.narrow(3, first_point, points).unsqueeze(3), weights.narrow(3, first_point, points).unsqueeze(3));
-    out = out.defined() ? out + level_out : level_out;
-    first_point += points;
-    first_position += h * w;
-  }
-  return out;
+  return sdk::detr::deformable_sampling(heads_value, shapes, num_points_, locations, weights);
 }
 
 }  // namespace libreyolo::dfine

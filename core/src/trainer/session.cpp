@@ -27,6 +27,7 @@
 #include "libreyolo/core/distributed/replica_state.hpp"
 #include "libreyolo/core/trainer/autobatch.hpp"
 #include "libreyolo/core/device/device_choice.hpp"
+#include "libreyolo/sdk/fused_kernels.hpp"
 #include "distributed_setup.hpp"
 
 namespace fs = std::filesystem;
@@ -265,6 +266,8 @@ void log_model_size(Session& s) {
 
 void build_model(Session& s, const TrainRequest& request) {
   torch::manual_seed(static_cast<std::uint64_t>(s.config.seed));
+  // Before the model exists: the first forward (the GFLOPs count) already samples.
+  sdk::set_fused_kernels(s.config.fused_kernels == "auto" ? sdk::FusedKernels::when_built : sdk::FusedKernels::off);
   const sdk::ModelSpec spec{s.size, s.dataset.nc(), s.config.imgsz};
   s.model = s.family->family->create_detector(spec);
   if (request.weights) load_start_weights(*s.model, *request.weights, s.dataset.nc());

@@ -2,7 +2,13 @@
 
 #include <torch/torch.h>
 
+#include <algorithm>
 #include <cmath>
+#include <mutex>
+
+#include "deform_sampling_fused.hpp"
+#include "libreyolo/sdk/fused_kernels.hpp"
+#include "libreyolo/sdk/log.hpp"
 
 namespace libreyolo::sdk::detr {
 namespace {
@@ -65,6 +71,68 @@ torch::Tensor ms_deform_attn_core(const torch::Tensor& value, const SpatialShape
       attention_weights.permute({0, 2, 1, 3, 4}).reshape({batch * heads, 1, queries, levels * points});
   const auto output = (torch::stack(sampled, -2).flatten(-2) * weights).sum(-1).reshape({batch, heads * channels, queries});
   return output.permute({0, 2, 1});
+}
+
+namespace {
+
+// D-FINE's math: one core call per level (its own point count), summed level by level.
+torch::Tensor per_level_sampling(const torch::Tensor& value, const SpatialShapes& shapes,
+                                 const std::vector<int64_t>& points, const torch::Tensor& locations,
+                                 const torch::Tensor& weights) {
+  torch::Tensor out;
+  int64_t first_point = 0, first_position = 0;
+  for (size_t level = 0; level < shapes.size(); ++level) {
+    const auto [h, w] = shapes[level];
+    const auto level_out = ms_deform_attn_core(value.narrow(1, first_position, h * w), {shapes[level]},
+                                               locations.narrow(3, first_point, points[level]).unsqueeze(3),
+                                               weights.narrow(3, first_point, points[level]).unsqueeze(3));
+    out = out.defined() ? out + level_out : level_out;
+    first_point += points[level];
+    first_position += h * w;
+  }
+  return out;
+}
+
+// The fused_kernels policy and the inputs decide; the first decision of the process is logged.
+bool fused_sampling_chosen(const torch::Tensor& value, const SpatialShapes& shapes,
+                           const std::vector<int64_t>& points) {
+  if (fused_kernels() == FusedKernels::off) return false;
+  const auto refusal = fused_sampling_refusal(value, shapes, points);
+  static std::once_flag once;
+  std::call_once(once, [&] {
+    if (refusal.empty())
+      log::info("fused_kernels: deformable attention samples with the fused CUDA kernel");
+    else
+      log::info("fused_kernels: deformable attention samples with composed PyTorch ops (", refusal, ")");
+  });
+  return refusal.empty();
+}
+
+void check_sampling_inputs(const torch::Tensor& value, const SpatialShapes& shapes, const std::vector<int64_t>& points,
+                           const torch::Tensor& locations, const torch::Tensor& weights) {
+  TORCH_CHECK(!points.empty() && points.size() == shapes.size(), "deformable_sampling: give one point count per level (",
+              shapes.size(), " levels, ", points.size(), " counts)");
+  int64_t total = 0;
+  for (const auto n : points) total += n;
+  TORCH_CHECK(locations.dim() == 5 && locations.size(3) == total && locations.size(4) == 2,
+              "deformable_sampling: sampling_locations must be [B, Lq, H, ", total, ", 2], got ", locations.sizes());
+  TORCH_CHECK(weights.sizes() == locations.sizes().slice(0, 4), "deformable_sampling: attention_weights must be [B, Lq, H, ",
+              total, "] like the locations, got ", weights.sizes());
+  TORCH_CHECK(value.dim() == 4 && value.size(0) == locations.size(0) && value.size(1) == total_positions(shapes) &&
+                  value.size(2) == locations.size(2),
+              "deformable_sampling: value must be [B, Lv, H, C] with the locations' B and H and Lv = every level's "
+              "h * w, got ", value.sizes(), " for locations ", locations.sizes());
+}
+
+}  // namespace
+
+torch::Tensor deformable_sampling(const torch::Tensor& value, const SpatialShapes& shapes,
+                                  const std::vector<int64_t>& points_per_level, const torch::Tensor& sampling_locations,
+                                  const torch::Tensor& attention_weights) {
+  check_sampling_inputs(value, shapes, points_per_level, sampling_locations, attention_weights);
+  if (fused_sampling_chosen(value, shapes, points_per_level))
+    return fused_sampling(value, shapes, points_per_level, sampling_locations, attention_weights);
+  return per_level_sampling(value, shapes, points_per_level, sampling_locations, attention_weights);
 }
 
 MSDeformableAttentionImpl::MSDeformableAttentionImpl(int64_t embed_dim, int64_t num_heads, int64_t num_levels,
@@ -163,6 +231,9 @@ torch::Tensor MSDeformableAttentionImpl::forward(const torch::Tensor& query, con
   const auto weights = torch::softmax(attention_weights(query).reshape({batch, queries, num_heads_, -1}), -1)
                            .reshape({batch, queries, num_heads_, num_levels_, num_points_});
   const auto locations = sampling_locations(reference_points, offsets, shapes);
+  const std::vector<int64_t> points(static_cast<size_t>(num_levels_), num_points_);
+  if (fused_sampling_chosen(projected, shapes, points))  // [B, Lq, H, L, P, ...] -> [B, Lq, H, L * P, ...]
+    return output_proj(fused_sampling(projected, shapes, points, locations.flatten(3, 4), weights.flatten(3, 4)));
   return output_proj(ms_deform_attn_core(projected, shapes, locations, weights));
 }
 

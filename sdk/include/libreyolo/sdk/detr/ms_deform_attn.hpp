@@ -30,6 +30,18 @@ LIBREYOLO_SDK_API torch::Tensor ms_deform_attn_core(const torch::Tensor& value, 
                                                     const torch::Tensor& sampling_locations,
                                                     const torch::Tensor& attention_weights);
 
+// The sampling of both decoders, with a point count per level (D-FINE's differ): value
+// [B, Lv, H, C]; sampling_locations [B, Lq, H, T, 2] and attention_weights [B, Lq, H, T], T the
+// sum of points_per_level, level by level -> [B, Lq, H * C]. Runs the fused CUDA kernel when the
+// fused_kernels policy (sdk/fused_kernels.hpp) allows it and the inputs suit it, else the
+// composed ops: ms_deform_attn_core once per level, summed level by level (D-FINE's math;
+// MSDeformableAttention below keeps RT-DETR's, one core call over all levels). The first
+// sampling of the process logs which one runs.
+LIBREYOLO_SDK_API torch::Tensor deformable_sampling(const torch::Tensor& value, const SpatialShapes& shapes,
+                                                    const std::vector<int64_t>& points_per_level,
+                                                    const torch::Tensor& sampling_locations,
+                                                    const torch::Tensor& attention_weights);
+
 class LIBREYOLO_SDK_API MSDeformableAttentionImpl : public torch::nn::Module {
  public:
   // embed_dim must be divisible by num_heads; all counts positive.
