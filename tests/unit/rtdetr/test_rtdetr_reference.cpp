@@ -88,6 +88,21 @@ void check_losses(const std::map<std::string, double>& ours, const Json& theirs)
   }
 }
 
+// Rows [Q, K] of one image equal up to their order: every row of each side within tol of some row
+// of the other. The encoder's top-300 selection sorts queries by score, and where two scores tie
+// to the last bits the order follows the machine's rounding (seen: two rows of image 1 swap
+// places with OMP_NUM_THREADS set on the CPU machine); the post-processing does not depend on it.
+void check_rows_up_to_order(const torch::Tensor& ours, const torch::Tensor& theirs, double tol) {
+  for (int64_t image = 0; image < ours.size(0); ++image) {
+    INFO("image ", image);
+    const auto distances = (ours[image].unsqueeze(1) - theirs[image].unsqueeze(0)).abs().amax(-1);  // [Q, Q]
+    CHECK(std::get<0>(distances.min(1)).max().item<double>() < tol);
+    CHECK(std::get<0>(distances.min(0)).max().item<double>() < tol);
+    const auto displaced = ((ours[image] - theirs[image]).abs().amax(-1) > tol).sum().item<int64_t>();
+    CHECK(displaced <= ours.size(1) / 10);  // a few ties, not a different selection
+  }
+}
+
 }  // namespace
 
 TEST_CASE("RT-DETR: every size has LibreYOLO's parameter count at 80 classes") {
@@ -110,8 +125,7 @@ TEST_CASE("RT-DETR r18: eval outputs equal LibreYOLO's") {
   const auto& eval = fixture()["eval"];
   const auto ref_logits = numbers(eval["pred_logits"]).view(logits.sizes());
   const auto ref_boxes = numbers(eval["pred_boxes"]).view(boxes.sizes());
-  CHECK((logits - ref_logits).abs().max().item<double>() < 1e-3);
-  CHECK((boxes - ref_boxes).abs().max().item<double>() < 1e-3);
+  check_rows_up_to_order(torch::cat({logits, boxes}, -1), torch::cat({ref_logits, ref_boxes}, -1), 1e-3);
 }
 
 TEST_CASE("RT-DETR r18: loss terms and matches without denoising equal LibreYOLO's") {
