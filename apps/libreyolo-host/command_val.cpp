@@ -1,7 +1,9 @@
 // `libreyolo-host val model=best.pt data=coco128`: COCO mAP of a checkpoint on a split, the
 // per-class table in Ultralytics' layout, and the predictions as a COCO results JSON (with the
 // matching ground truth JSON) so any COCO tool can re-score them. Like train, it writes a run
-// folder (runs/val/exp): args.yaml, val.log and the two JSON files.
+// folder (runs/val/exp): args.yaml, val.log, the two JSON files and, with plots=true (the
+// default, as Ultralytics'), PR_curve.png, F1_curve.png, confusion_matrix_normalized.png and
+// val_batch0_pred.jpg.
 
 #include <torch/torch.h>
 
@@ -18,13 +20,16 @@
 #include "libreyolo/core/data/dataset/training_data.hpp"
 #include "libreyolo/core/device/cuda_info.hpp"
 #include "libreyolo/core/device/device_choice.hpp"
+#include "libreyolo/core/draw/annotate.hpp"
 #include "libreyolo/core/error.hpp"
 #include "libreyolo/core/eval/coco_dataset_ids.hpp"
+#include "libreyolo/core/eval/confusion_matrix.hpp"
 #include "libreyolo/core/eval/coco_json_writer.hpp"
 #include "libreyolo/core/eval/report_format.hpp"
 #include "libreyolo/core/log/log.hpp"
 #include "libreyolo/core/log/log_hold.hpp"
 #include "libreyolo/core/trainer/run_folder.hpp"
+#include "libreyolo/core/trainer/validation_plots.hpp"
 #include "libreyolo/core/trainer/validator.hpp"
 
 namespace libreyolo::app {
@@ -60,6 +65,7 @@ core::trainer::ValidationOptions validation_options(const ResolvedOptions& o, in
   options.nms.iou = static_cast<float>(o.get_double("iou"));
   options.nms.max_det = static_cast<int>(o.get_int("max_det"));
   options.log_progress = true;
+  options.keep_first_batch = o.get_bool("plots") && core::draw::drawing_available();
   return options;
 }
 
@@ -123,6 +129,11 @@ int run_val(const Args& args) {
                                                                             run.family->info));
   const auto evaluation = validator.run(*model, run.family->info.input);
   write_coco_files(folder, validator, dataset.names);
+  if (o.get_bool("plots")) {
+    core::trainer::write_validation_plots(
+        {evaluation, core::eval::confusion_matrix(validator.evaluator()), validator.first_batch()}, dataset.names,
+        folder.root);
+  }
   std::ostringstream report;
   report << core::eval::format_class_table(evaluation) << "\n" << core::eval::format_coco_summary(evaluation.stats)
          << "\nmAP50 " << std::max(0.0, evaluation.stats.ap50()) << "  mAP50-95 " << std::max(0.0, evaluation.stats.ap())

@@ -105,7 +105,7 @@ std::vector<TrainOption> training_only_options() {
       {{"val", T::boolean, "true", "validate during training (false: never, not even at the end; no best.pt)"}, &C::val},
       {{"eval_interval", T::integer, "10", "validate every N epochs (and at the end)"}, &C::eval_interval,
        integer_from(1, kMany)},
-      {{"plots", T::boolean, "true", "save plots of the run (LibreYOLO: save_plots)"}, &C::plots},
+      {{"plots", T::boolean, "true", "save plots of the run (LibreYOLO: save_plots)"}, &C::plots, {}, kVal},
       {{"patience", T::integer, "50", "stop after N epochs without improvement; 0 = never"}, &C::patience,
        integer_from(0, kMany)},
       {{"resume", T::text, "false",

@@ -63,4 +63,29 @@ int Canvas::text_width(const std::string& text, double scale) const {
   return cv::getTextSize(text, kFont, scale, font_thickness(scale), &baseline).width;
 }
 
+void Canvas::text_upwards(const std::string& text, Point top_centre, double scale, Rgb colour) {
+  // OpenCV writes horizontally only: the text goes into a mask, the mask is turned, and the
+  // colour is blended through it (the antialiased edges stay smooth on any background).
+  int baseline = 0;
+  const int thickness = font_thickness(scale);
+  const cv::Size size = cv::getTextSize(text, kFont, scale, thickness, &baseline);
+  cv::Mat mask = cv::Mat::zeros(size.height + baseline + 2, size.width + 2, CV_8UC1);
+  cv::putText(mask, text, {1, size.height + 1}, kFont, scale, cv::Scalar(255), thickness, cv::LINE_AA);
+  cv::Mat turned;
+  cv::rotate(mask, turned, cv::ROTATE_90_COUNTERCLOCKWISE);
+  const cv::Point origin = pixel({top_centre.x - turned.cols / 2.0, top_centre.y});
+  const double ink[3] = {double(colour.r), double(colour.g), double(colour.b)};
+  for (int row = 0; row < turned.rows; ++row) {
+    const int y = origin.y + row;
+    if (y < 0 || y >= image_.height) continue;
+    for (int col = 0; col < turned.cols; ++col) {
+      const int x = origin.x + col;
+      const double alpha = turned.at<std::uint8_t>(row, col) / 255.0;
+      if (x < 0 || x >= image_.width || alpha == 0) continue;
+      std::uint8_t* p = image_.pixel(x, y);
+      for (int c = 0; c < 3; ++c) p[c] = static_cast<std::uint8_t>(std::lround(p[c] * (1 - alpha) + ink[c] * alpha));
+    }
+  }
+}
+
 }  // namespace libreyolo::core::draw

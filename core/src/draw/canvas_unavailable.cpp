@@ -11,6 +11,7 @@ void Canvas::polyline(const std::vector<Point>&, Rgb, int) { require_drawing(); 
 void Canvas::rectangle(Point, Point, Rgb, int) { require_drawing(); }
 void Canvas::dot(Point, int, Rgb) { require_drawing(); }
 void Canvas::text(const std::string&, Point, double, Rgb) { require_drawing(); }
+void Canvas::text_upwards(const std::string&, Point, double, Rgb) { require_drawing(); }
 int Canvas::text_width(const std::string&, double) const {
   require_drawing();
   return 0;

@@ -62,34 +62,81 @@ std::string tick_label(double value) {
   return text;
 }
 
-void draw_line_chart(Canvas& canvas, const Panel& panel, const std::string& title, const std::vector<Series>& series) {
+namespace {
+
+// Where the data goes inside the panel, and the maps from data to pixels.
+struct PlotArea {
+  double left, right, top, bottom;
+  Range xs, ys;
+  double to_x(double x) const { return left + (x - xs.low) / (xs.high - xs.low) * (right - left); }
+  double to_y(double y) const { return bottom - (y - ys.low) / (ys.high - ys.low) * (bottom - top); }
+};
+
+PlotArea plot_area(const Canvas& canvas, const Panel& panel, const std::vector<Series>& series, const ChartLayout& layout) {
   Range xs, ys;
   for (const auto& s : series) {
     for (std::size_t i = 0; i < s.x.size() && i < s.y.size(); ++i) {
       if (std::isfinite(s.x[i]) && std::isfinite(s.y[i])) xs.add(s.x[i]), ys.add(s.y[i]);
     }
   }
-  xs = padded(xs), ys = padded(ys);
-  // Room for the title above and tick labels left and below.
-  const double left = panel.left + 52, right = panel.left + panel.width - 10;
-  const double top = panel.top + 26, bottom = panel.top + panel.height - 24;
-  const auto to_x = [&](double x) { return left + (x - xs.low) / (xs.high - xs.low) * (right - left); };
-  const auto to_y = [&](double y) { return bottom - (y - ys.low) / (ys.high - ys.low) * (bottom - top); };
-  for (const double t : nice_ticks(ys.low, ys.high, 4)) {
-    canvas.line({left, to_y(t)}, {right, to_y(t)}, kGrid);
+  xs = layout.x_range ? Range{layout.x_range->low, layout.x_range->high} : padded(xs);
+  ys = layout.y_range ? Range{layout.y_range->low, layout.y_range->high} : padded(ys);
+  // Room for the title above, tick labels left and below, axis names and the legend.
+  const double m = layout.text_scale / kTextScale;
+  int legend_width = 0;
+  for (const auto& entry : layout.legend) legend_width = std::max(legend_width, canvas.text_width(entry.text, layout.text_scale));
+  PlotArea area{panel.left + 52 * m + (layout.y_label.empty() ? 0 : 22 * m),
+                panel.left + panel.width - 10 * m - (layout.legend.empty() ? 0 : legend_width + 50 * m),
+                panel.top + 26 * m,
+                panel.top + panel.height - 24 * m - (layout.x_label.empty() ? 0 : 22 * m),
+                xs, ys};
+  return area;
+}
+
+void draw_ticks(Canvas& canvas, const PlotArea& a, double scale) {
+  const double m = scale / kTextScale;
+  for (const double t : nice_ticks(a.ys.low, a.ys.high, 4)) {
+    canvas.line({a.left, a.to_y(t)}, {a.right, a.to_y(t)}, kGrid);
     const auto label = tick_label(t);
-    canvas.text(label, {left - 4 - canvas.text_width(label, kTextScale), to_y(t) + 4}, kTextScale, kInk);
+    canvas.text(label, {a.left - 4 * m - canvas.text_width(label, scale), a.to_y(t) + 4 * m}, scale, kInk);
   }
-  for (const double t : nice_ticks(xs.low, xs.high, 5)) {
+  for (const double t : nice_ticks(a.xs.low, a.xs.high, 5)) {
     const auto label = tick_label(t);
-    canvas.text(label, {to_x(t) - canvas.text_width(label, kTextScale) / 2.0, bottom + 16}, kTextScale, kInk);
+    canvas.text(label, {a.to_x(t) - canvas.text_width(label, scale) / 2.0, a.bottom + 16 * m}, scale, kInk);
   }
-  canvas.rectangle({left, top}, {right, bottom}, kInk, 1);
-  canvas.text(title, {panel.left + panel.width / 2.0 - canvas.text_width(title, 0.5) / 2.0, panel.top + 18.0}, 0.5, kInk);
+}
+
+void draw_names(Canvas& canvas, const Panel& panel, const PlotArea& a, const std::string& title, const ChartLayout& layout) {
+  const double scale = layout.text_scale, m = scale / kTextScale, title_scale = scale + 0.1;
+  canvas.text(title, {panel.left + panel.width / 2.0 - canvas.text_width(title, title_scale) / 2.0, panel.top + 18.0 * m},
+              title_scale, kInk);
+  if (!layout.x_label.empty()) {
+    const double centre = (a.left + a.right) / 2.0 - canvas.text_width(layout.x_label, scale) / 2.0;
+    canvas.text(layout.x_label, {centre, a.bottom + 38 * m}, scale, kInk);
+  }
+  if (!layout.y_label.empty()) {
+    const double top = (a.top + a.bottom) / 2.0 - canvas.text_width(layout.y_label, scale) / 2.0;
+    canvas.text_upwards(layout.y_label, {panel.left + 10 * m, top}, scale, kInk);
+  }
+  for (std::size_t i = 0; i < layout.legend.size(); ++i) {
+    const double y = a.top + 12 * m + static_cast<double>(i) * 20 * m;
+    canvas.line({a.right + 12 * m, y}, {a.right + 36 * m, y}, layout.legend[i].colour, 3);
+    canvas.text(layout.legend[i].text, {a.right + 42 * m, y + 5 * m}, scale, kInk);
+  }
+}
+
+}  // namespace
+
+void draw_line_chart(Canvas& canvas, const Panel& panel, const std::string& title, const std::vector<Series>& series,
+                     const ChartLayout& layout) {
+  const PlotArea area = plot_area(canvas, panel, series, layout);
+  draw_ticks(canvas, area, layout.text_scale);
+  canvas.rectangle({area.left, area.top}, {area.right, area.bottom}, kInk, 1);
+  draw_names(canvas, panel, area, title, layout);
   for (const auto& s : series) {
     std::vector<Point> points;
     for (std::size_t i = 0; i < s.x.size() && i < s.y.size(); ++i) {
-      if (std::isfinite(s.x[i]) && std::isfinite(s.y[i])) points.push_back({to_x(s.x[i]), to_y(s.y[i])});
+      if (std::isfinite(s.x[i]) && std::isfinite(s.y[i])) points.push_back({area.to_x(s.x[i]), area.to_y(s.y[i])});
     }
     canvas.polyline(points, s.colour, s.thickness);
   }

@@ -113,7 +113,8 @@ CocoEvaluation CocoEvaluator::evaluate() const {
 
   evaluation.curves = accumulate_precision_recall(per_class);
   evaluation.stats = summarize_coco_stats(evaluation.curves);
-  const auto f1 = f1_precision_recall(per_class);
+  evaluation.confidence_curves = confidence_curves(per_class);
+  const auto f1 = f1_precision_recall(evaluation.confidence_curves, class_count);
   evaluation.precision = f1.mean_precision;
   evaluation.recall = f1.mean_recall;
   evaluation.f1_confidence = f1.confidence;

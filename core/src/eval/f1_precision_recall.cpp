@@ -1,21 +1,14 @@
 #include "libreyolo/core/eval/f1_precision_recall.hpp"
 
 #include <algorithm>
-#include <array>
-#include <numeric>
+#include <cmath>
 #include <utility>
 
 namespace libreyolo::core::eval {
 namespace {
 
-constexpr std::size_t kThresholds = 1000;  // Ultralytics: np.linspace(0, 1, 1000)
 constexpr double kEpsilon = 1e-16;
 constexpr std::size_t kAreaAll = static_cast<std::size_t>(AreaRange::kAll);
-
-struct ClassCurves {
-  std::array<double, kThresholds> precision{};
-  std::array<double, kThresholds> recall{};
-};
 
 // np.interp(-x, -conf, values, left=left): `scores` descending, x ascending in [0, 1]. Above the
 // highest score the curve takes `left`; below the lowest, the last value; between two scores,
@@ -32,8 +25,9 @@ double interpolate(double x, const std::vector<double>& scores, const std::vecto
   return values[i - 1] + t * (values[i] - values[i - 1]);
 }
 
-// One class's precision and recall at the 1000 thresholds; zero curves without detections.
-ClassCurves class_curves(const std::vector<ImageClassMatch>& images, std::size_t instances) {
+// One class's curves at the 1000 thresholds; zero curves without detections.
+ClassConfidenceCurve class_curve(std::size_t class_index, const std::vector<ImageClassMatch>& images,
+                                 std::size_t instances) {
   std::vector<std::pair<double, bool>> ranked;  // (score, true positive at IoU .50)
   for (const auto& image : images) {
     for (std::size_t d = 0; d < image.detection_scores.size(); ++d) {
@@ -42,8 +36,12 @@ ClassCurves class_curves(const std::vector<ImageClassMatch>& images, std::size_t
       ranked.emplace_back(image.detection_scores[d], outcome == DetectionOutcome::kTruePositive);
     }
   }
-  ClassCurves curves;
-  if (ranked.empty()) return curves;
+  ClassConfidenceCurve curve;
+  curve.class_index = class_index;
+  curve.precision.assign(kConfidenceSamples, 0.0);
+  curve.recall.assign(kConfidenceSamples, 0.0);
+  curve.f1.assign(kConfidenceSamples, 0.0);
+  if (ranked.empty()) return curve;
   std::stable_sort(ranked.begin(), ranked.end(), [](const auto& a, const auto& b) { return a.first > b.first; });
   std::vector<double> scores, precision, recall;
   double tp = 0, fp = 0;
@@ -53,61 +51,72 @@ ClassCurves class_curves(const std::vector<ImageClassMatch>& images, std::size_t
     recall.push_back(tp / (static_cast<double>(instances) + kEpsilon));
     precision.push_back(tp / (tp + fp));
   }
-  for (std::size_t j = 0; j < kThresholds; ++j) {
-    const double x = static_cast<double>(j) / (kThresholds - 1);
-    curves.precision[j] = interpolate(x, scores, precision, 1.0);
-    curves.recall[j] = interpolate(x, scores, recall, 0.0);
+  for (std::size_t j = 0; j < kConfidenceSamples; ++j) {
+    const double x = confidence_sample(j);
+    const double p = interpolate(x, scores, precision, 1.0), r = interpolate(x, scores, recall, 0.0);
+    curve.precision[j] = p;
+    curve.recall[j] = r;
+    curve.f1[j] = 2 * p * r / (p + r + kEpsilon);
   }
-  return curves;
-}
-
-// Ultralytics' smooth(y, 0.1): a box filter of 101 samples, the ends padded with the end values.
-std::array<double, kThresholds> smooth(const std::array<double, kThresholds>& y) {
-  constexpr std::size_t width = kThresholds / 10 + 1;  // round(1000 * 0.1 * 2) // 2 + 1 = 101
-  constexpr std::size_t half = width / 2;
-  std::array<double, kThresholds> out{};
-  for (std::size_t i = 0; i < kThresholds; ++i) {
-    double sum = 0;
-    for (std::size_t k = 0; k < width; ++k) {
-      const auto at = static_cast<long>(i + k) - static_cast<long>(half);
-      sum += y[static_cast<std::size_t>(std::clamp<long>(at, 0, kThresholds - 1))];
-    }
-    out[i] = sum / width;
-  }
-  return out;
+  return curve;
 }
 
 }  // namespace
 
-F1PrecisionRecall f1_precision_recall(const std::vector<std::vector<ImageClassMatch>>& per_class) {
-  F1PrecisionRecall result;
-  result.precision.assign(per_class.size(), -1.0);
-  result.recall.assign(per_class.size(), -1.0);
-  std::vector<std::size_t> present;
-  std::vector<ClassCurves> curves;
+double confidence_sample(std::size_t index) { return static_cast<double>(index) / (kConfidenceSamples - 1); }
+
+std::vector<ClassConfidenceCurve> confidence_curves(const std::vector<std::vector<ImageClassMatch>>& per_class) {
+  std::vector<ClassConfidenceCurve> curves;
   for (std::size_t k = 0; k < per_class.size(); ++k) {
     std::size_t instances = 0;
     for (const auto& image : per_class[k]) instances += image.counted_ground_truths[kAreaAll];
-    if (instances == 0) continue;  // Ultralytics' classes are those of the targets
-    present.push_back(k);
-    curves.push_back(class_curves(per_class[k], instances));
+    if (instances > 0) curves.push_back(class_curve(k, per_class[k], instances));
   }
-  if (present.empty()) return result;
-  std::array<double, kThresholds> mean_f1{};
+  return curves;
+}
+
+std::vector<double> mean_f1(const std::vector<ClassConfidenceCurve>& curves) {
+  std::vector<double> mean(kConfidenceSamples, 0.0);
   for (const auto& c : curves) {
-    for (std::size_t j = 0; j < kThresholds; ++j) {
-      const double p = c.precision[j], r = c.recall[j];
-      mean_f1[j] += 2 * p * r / (p + r + kEpsilon) / static_cast<double>(curves.size());
-    }
+    for (std::size_t j = 0; j < kConfidenceSamples; ++j) mean[j] += c.f1[j] / static_cast<double>(curves.size());
   }
-  const auto smoothed = smooth(mean_f1);
-  const auto best = static_cast<std::size_t>(std::max_element(smoothed.begin(), smoothed.end()) - smoothed.begin());
-  result.confidence = static_cast<double>(best) / (kThresholds - 1);
-  for (std::size_t i = 0; i < present.size(); ++i) {
-    result.precision[present[i]] = curves[i].precision[best];
-    result.recall[present[i]] = curves[i].recall[best];
-    result.mean_precision += curves[i].precision[best] / static_cast<double>(present.size());
-    result.mean_recall += curves[i].recall[best] / static_cast<double>(present.size());
+  return mean;
+}
+
+std::vector<double> smoothed(const std::vector<double>& y, double fraction) {
+  if (y.empty()) return {};
+  // Python's round() rounds halves to even, as nearbyint does in the default rounding mode.
+  const auto width = static_cast<std::size_t>(std::nearbyint(static_cast<double>(y.size()) * fraction * 2)) / 2 + 1;
+  const std::size_t pad = width / 2;
+  std::vector<double> padded(pad, y.front());
+  padded.insert(padded.end(), y.begin(), y.end());
+  padded.insert(padded.end(), pad, y.back());
+  // np.convolve(padded, ones(width) / width, mode="valid")
+  std::vector<double> out;
+  for (std::size_t i = 0; i + width <= padded.size(); ++i) {
+    double sum = 0;
+    for (std::size_t k = 0; k < width; ++k) sum += padded[i + k];
+    out.push_back(sum / static_cast<double>(width));
+  }
+  return out;
+}
+
+F1PrecisionRecall f1_precision_recall(const std::vector<ClassConfidenceCurve>& curves, std::size_t class_count) {
+  F1PrecisionRecall result;
+  result.precision.assign(class_count, -1.0);
+  result.recall.assign(class_count, -1.0);
+  if (curves.empty()) return result;
+  const auto smooth = smoothed(mean_f1(curves), 0.1);
+  // An even filter width would give one sample more than the curves have: never past the last.
+  const auto best = std::min(kConfidenceSamples - 1, static_cast<std::size_t>(
+                                                         std::max_element(smooth.begin(), smooth.end()) - smooth.begin()));
+  result.confidence = confidence_sample(best);
+  const auto classes = static_cast<double>(curves.size());
+  for (const auto& c : curves) {
+    result.precision[c.class_index] = c.precision[best];
+    result.recall[c.class_index] = c.recall[best];
+    result.mean_precision += c.precision[best] / classes;
+    result.mean_recall += c.recall[best] / classes;
   }
   return result;
 }

@@ -35,6 +35,7 @@ struct EpochResult {
 };
 
 class TrainHook;
+struct ValidationPictures;
 using Hooks = std::vector<std::unique_ptr<TrainHook>>;
 
 // The state hooks share.
@@ -52,6 +53,9 @@ class TrainLoop {
   EpochRecord record;         // the epoch's record; validation adds its metrics (rank 0)
   bool improved = false;      // this epoch's validation found a new best mAP50-95
   const data::Batch* batch = nullptr;  // during after_step: the batch the step trained on
+  // plots=true (rank 0): what the run's latest validation's pictures are drawn from; the plots
+  // hook draws them once the run is over.
+  std::shared_ptr<const ValidationPictures> last_validation;
 
   // after_step: the epoch ends after this step.
   void end_epoch_now() { end_epoch_ = true; }

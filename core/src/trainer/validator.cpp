@@ -74,6 +74,34 @@ class ValidationProgress {
   Clock::time_point start_, last_;
 };
 
+constexpr std::int64_t kMostPictured = 16;  // plot_batch's grid
+
+// The first batch as pictures, the detections moved from original pixels back into the
+// network input's (the inverse of input_to_original), for val_batch0_pred.jpg.
+std::vector<PredictedImage> predicted_images(const data::Batch& batch, const std::vector<std::vector<eval::Detection>>& detections,
+                                             const std::vector<eval::InputToOriginal>& mapping,
+                                             const std::vector<bool>& unusable) {
+  const auto count = std::min<std::int64_t>(batch.images.size(0), kMostPictured);
+  const auto images = batch.images.slice(0, 0, count).to(torch::kCPU).contiguous();
+  std::vector<PredictedImage> pictures;
+  for (std::int64_t i = 0; i < count; ++i) {
+    if (unusable[i]) continue;  // a blank stand-in, not the image
+    PredictedImage picture;
+    picture.image.height = static_cast<int>(images.size(1));
+    picture.image.width = static_cast<int>(images.size(2));
+    const auto* pixels = images[i].data_ptr<std::uint8_t>();
+    picture.image.pixels.assign(pixels, pixels + images[i].numel());
+    const auto& m = mapping[i];
+    for (auto d : detections[i]) {
+      d.box = {d.box.x1 * m.scale_x + m.pad_x, d.box.y1 * m.scale_y + m.pad_y, d.box.x2 * m.scale_x + m.pad_x,
+               d.box.y2 * m.scale_y + m.pad_y};
+      picture.detections.push_back(d);
+    }
+    pictures.push_back(std::move(picture));
+  }
+  return pictures;
+}
+
 }  // namespace
 
 ValidationOptions with_family_postprocess(ValidationOptions base, const sdk::FamilyInfo& family) {
@@ -104,6 +132,8 @@ Validator::Validator(std::shared_ptr<const data::SplitSamples> split, std::vecto
 eval::CocoEvaluation Validator::run(sdk::Detector& model, const sdk::InputFormat& input) {
   evaluator_.clear();
   left_out_.clear();
+  first_batch_.clear();
+  bool first = true;
   model.eval();
   torch::NoGradGuard no_grad;
   loader_.start_epoch({0, false});
@@ -126,6 +156,8 @@ eval::CocoEvaluation Validator::run(sdk::Detector& model, const sdk::InputFormat
       unusable[sample.position] = true;
       left_out_.push_back(sample.reason);
     }
+    if (first && options_.keep_first_batch) first_batch_ = predicted_images(*batch, detections, mapping, unusable);
+    first = false;
     for (std::size_t i = 0; i < batch->indices.size(); ++i) {
       if (!unusable[i]) evaluator_.add_image(ground_truth(*split_, batch->indices[i]), std::move(detections[i]));
     }

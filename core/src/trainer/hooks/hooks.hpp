@@ -31,7 +31,9 @@ std::unique_ptr<TrainHook> checkpoints();
 std::unique_ptr<TrainHook> early_stop();
 
 // labels.jpg before the first epoch, train_batch0.jpg after the run's first step, results.png
-// after every epoch (after results(), whose row it draws). A plot that fails is a warning.
+// after every epoch (after results(), whose row it draws); after the run, PR_curve.png,
+// F1_curve.png, confusion_matrix_normalized.png and val_batch0_pred.jpg from the last
+// validation (validation() keeps it in TrainLoop::last_validation). A plot that fails is a warning.
 std::unique_ptr<TrainHook> plots();
 // Distributed runs: rank 0 decides whether every rank goes on (early stop, Ctrl-C on any rank's
 // terminal is seen by rank 0) and broadcasts it; the ranks leave the loop together.

@@ -8,6 +8,7 @@
 #include "libreyolo/core/error.hpp"
 #include "libreyolo/core/log/log.hpp"
 #include "libreyolo/core/trainer/run_plots.hpp"
+#include "libreyolo/core/trainer/validation_plots.hpp"
 
 namespace libreyolo::core::trainer::hooks {
 namespace {
@@ -47,8 +48,10 @@ class PlotsHook : public TrainHook {
  public:
   void before_train(TrainLoop& loop) override {
     if (!draw::drawing_available()) {  // one line for the run, not one warning per picture
-      log::info("plots: this build has no OpenCV (core + imgproc), so no results.png, labels.jpg or "
-                "train_batch0.jpg; plots=false says you do not want them");
+      const auto& validation = validation_picture_names();
+      log::info("plots: this build has no OpenCV (core + imgproc), so no results.png, labels.jpg, train_batch0.jpg, ",
+                validation[0], ", ", validation[1], ", ", validation[2], " or ", validation[3],
+                "; plots=false says you do not want them");
       off_ = true;
       return;
     }
@@ -66,6 +69,13 @@ class PlotsHook : public TrainHook {
     if (off_) return;
     const Session& s = loop.session;
     attempt("results.png", [&] { plot_results(s.run.root / "results.csv", s.run.root / "results.png"); });
+  }
+  // The validation pictures once, from the run's last validation (the final epoch's unless
+  // early stop or Ctrl-C ended the run sooner): drawn every validation they would only be
+  // overwritten.
+  void after_train(TrainLoop& loop) override {
+    if (off_ || !loop.last_validation) return;
+    write_validation_plots(*loop.last_validation, loop.session.dataset.names, loop.session.run.root);
   }
 
  private:

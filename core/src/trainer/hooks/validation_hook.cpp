@@ -1,7 +1,10 @@
 #include "../training_state.hpp"
 #include "hooks.hpp"
+#include "libreyolo/core/draw/annotate.hpp"
+#include "libreyolo/core/eval/confusion_matrix.hpp"
 #include "libreyolo/core/eval/report_format.hpp"
 #include "libreyolo/core/log/log.hpp"
+#include "libreyolo/core/trainer/validation_plots.hpp"
 #include "libreyolo/core/trainer/validator.hpp"
 
 namespace libreyolo::core::trainer::hooks {
@@ -23,6 +26,8 @@ class ValidationHook : public TrainHook {
     options.workers = s.config.workers;
     options.device = s.device;
     options.precision = s.precision;
+    pictures_ = s.config.plots && draw::drawing_available();
+    options.keep_first_batch = pictures_;
     validator_ = std::make_unique<Validator>(s.val_split, s.dataset.names,
                                              with_family_postprocess(options, s.family->info));
     if (s.ema) {  // a second detector holds the EMA weights while they are validated
@@ -37,7 +42,7 @@ class ValidationHook : public TrainHook {
     if (!validator_) return;  // val=false
     if ((loop.epoch + 1) % s.config.eval_interval != 0 && !last_epoch) return;
     if (s.ema) s.ema->copy_to(*eval_model_);
-    const auto evaluation = validator_->run(s.ema ? *eval_model_ : *s.model, s.family->info.input);
+    auto evaluation = validator_->run(s.ema ? *eval_model_ : *s.model, s.family->info.input);
     auto& record = loop.record;
     record.validated = true;
     record.stats = evaluation.stats;
@@ -50,11 +55,16 @@ class ValidationHook : public TrainHook {
       record.is_best = true;
       save_checkpoint_file(s, s.run.weights / "best.pt", loop.epoch);
     }
+    if (pictures_) {
+      loop.last_validation = std::make_shared<const ValidationPictures>(ValidationPictures{
+          std::move(evaluation), eval::confusion_matrix(validator_->evaluator()), validator_->first_batch()});
+    }
   }
 
  private:
   std::unique_ptr<Validator> validator_;
   std::shared_ptr<sdk::Detector> eval_model_;
+  bool pictures_ = false;  // plots=true in a build that can draw them
 };
 
 }  // namespace

@@ -33,6 +33,9 @@ class Canvas {
   // `scale` 1 is about 22 px high capitals; the point is the text's bottom-left corner.
   void text(const std::string& text, Point bottom_left, double scale, Rgb colour);
   int text_width(const std::string& text, double scale) const;
+  // The text turned a quarter anticlockwise (it reads bottom to top, as matplotlib's rotated
+  // axis labels), centred on `top_centre`'s x and hanging text_width() down from its y.
+  void text_upwards(const std::string& text, Point top_centre, double scale, Rgb colour);
   // Pastes `picture` with its top-left corner at (x, y), clipped to the canvas.
   void paste(const data::Image& picture, int x, int y);
 

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "libreyolo/core/eval/coco_summary.hpp"
+#include "libreyolo/core/eval/f1_precision_recall.hpp"
 #include "libreyolo/core/eval/precision_recall.hpp"
 #include "libreyolo/core/eval/types.hpp"
 
@@ -39,6 +40,8 @@ struct CocoEvaluation {
   double f1_confidence = 0;
   // The full table behind the numbers, for precision-recall curves.
   PrecisionRecallTable curves{0};
+  // P, R and F1 against the confidence threshold, per class with instances (F1_curve.png).
+  std::vector<ClassConfidenceCurve> confidence_curves;
 };
 
 class CocoEvaluator {

@@ -12,6 +12,7 @@
 #include "libreyolo/core/data/loader/data_loader.hpp"
 #include "libreyolo/core/eval/coco_evaluator.hpp"
 #include "libreyolo/core/eval/nms.hpp"
+#include "libreyolo/core/trainer/run_plots.hpp"
 #include "libreyolo/sdk/detector.hpp"
 #include "libreyolo/sdk/family.hpp"
 
@@ -28,6 +29,9 @@ struct ValidationOptions {
   // A line "validating: 96/500 images" every few seconds (the val command; training's
   // validation is summarised by the epoch line instead).
   bool log_progress = false;
+  // Keep the first batch's images and detections (val_batch0_pred.jpg): one device read of up
+  // to 16 images per run.
+  bool keep_first_batch = false;
 };
 
 // What the family declares for validation (its resize and post-processing) on top of `base`.
@@ -51,6 +55,9 @@ class Validator {
   // Images of the last run that could not be decoded: left out of the evaluation entirely
   // (their image, ground-truth instances and predictions), each with the error naming it.
   const std::vector<std::string>& left_out() const { return left_out_; }
+  // keep_first_batch: the last run's first batch (its decodable images, up to 16) as the
+  // network saw them, each with its detections mapped back into those pixels.
+  const std::vector<PredictedImage>& first_batch() const { return first_batch_; }
   // Images of the split (evaluated = images() - left_out().size()).
   std::size_t images() const { return split_->labels.size(); }
 
@@ -60,6 +67,7 @@ class Validator {
   data::DataLoader loader_;
   eval::CocoEvaluator evaluator_;
   std::vector<std::string> left_out_;
+  std::vector<PredictedImage> first_batch_;
 };
 
 // "7 of 8 images evaluated; 1 could not be decoded and was left out: ...", or empty when none was.
