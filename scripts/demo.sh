@@ -25,5 +25,6 @@ weights=$out/yolo9t/weights/best.pt
 [ -f "$weights" ] || weights=$out/yolo9t/weights/last.pt
 "$host" predict model=$weights source=datasets/coco16/images/val imgsz=320 project=$out name=predict exist_ok=true
 echo
-echo "demo: training plots in $out/yolo9t/ (results.png, labels.jpg, train_batch0.jpg)," \
+echo "demo: training plots in $out/yolo9t/ (results.png, labels.jpg, train_batch0.jpg, PR_curve.png, F1_curve.png," \
+     "confusion_matrix_normalized.png, val_batch0_pred.jpg)," \
      "results.csv and weights/; annotated val images in $out/predict/"

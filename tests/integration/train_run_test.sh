@@ -1,17 +1,40 @@
 #!/usr/bin/env bash
 # End to end on CPU: train the example family for 2 epochs on the bundled coco16 through the
 # CLI, check the run folder, then resume equivalence, divergence and Ctrl-C behaviour.
-# Usage: train_run_test.sh HOST COMPARE_TOOL SOURCE_DIR WORK_DIR FIXTURE_FAMILY_DIR HAS_OPENCV
+# Usage: train_run_test.sh HOST COMPARE_TOOL SOURCE_DIR WORK_DIR FIXTURE_FAMILY_DIR HAS_OPENCV PICTURE_CHECK
 # HAS_OPENCV (CMake's LIBREYOLO_HAS_OPENCV): without OpenCV the plots are not drawn, and the run
 # must say so instead (the GPU machine's image has no OpenCV C++ package).
+# PICTURE_CHECK (picture_check.cpp): a picture is its format, of its size, and not blank.
 set -euo pipefail
-host=$1; compare=$2; src=$3; work=$4; fixture_families=$5; has_opencv=$6
+host=$1; compare=$2; src=$3; work=$4; fixture_families=$5; has_opencv=$6; picture_check=$7
 rm -rf "$work"; mkdir -p "$work"; cd "$work"
 data=$src/datasets/coco16/data.yaml
 # device=cpu: bitwise-reproducible kernels, so resume equivalence can be exact (cuDNN is not).
 common=(model=examplen data=$data imgsz=160 batch=8 workers=2 project=$work/runs seed=3 warmup_epochs=1 eval_interval=1
         device=cpu)
 fail() { echo "FAILED: $*" >&2; exit 1; }
+drawing() { [[ "$has_opencv" =~ ^(ON|TRUE|1|YES)$ ]]; }
+# The pictures of a validation and their sizes: the curves and the matrix are fixed-size; the
+# batch is coco16's 8 val images at imgsz=160 in a 3 x 3 grid (run_plots.hpp).
+validation_pictures="PR_curve.png:900:600 F1_curve.png:900:600 confusion_matrix_normalized.png:1200:900 val_batch0_pred.jpg:480:480"
+# Every validation picture in folder $1 is real (with OpenCV), or none is there and $2 (a log)
+# says why (without).
+check_validation_pictures() {
+  local folder=$1 log=$2 entry name
+  for entry in $validation_pictures; do
+    IFS=: read -r name width height <<< "$entry"
+    if drawing; then
+      "$picture_check" "$folder/$name" "$width" "$height" || fail "$folder/$name is not the picture it should be"
+    else
+      [ ! -e "$folder/$name" ] || fail "a build without OpenCV wrote $folder/$name"
+    fi
+  done
+  drawing || grep -q "plots: this build has no OpenCV.*PR_curve.png" "$log" || { cat "$log"; fail "$log does not say why there are no validation pictures"; }
+}
+no_validation_pictures() {
+  local entry
+  for entry in $validation_pictures; do [ ! -e "$1/${entry%%:*}" ] || fail "plots=false still wrote $1/${entry%%:*}"; done
+}
 
 # 1. Two epochs: run folder, results.csv rows, checkpoints.
 "$host" train "${common[@]}" epochs=2 save_period=1 name=straight > straight.log 2>&1 || { cat straight.log; fail "training exited $?"; }
@@ -19,12 +42,16 @@ run=$work/runs/straight
 for f in args.yaml results.csv metrics.jsonl train.log weights/last.pt weights/best.pt; do
   [ -s "$run/$f" ] || fail "missing $run/$f"
 done
-if [[ "$has_opencv" =~ ^(ON|TRUE|1|YES)$ ]]; then
-  for f in labels.jpg train_batch0.jpg results.png; do [ -s "$run/$f" ] || fail "missing $run/$f"; done
+if drawing; then
+  [ -s "$run/results.png" ] || fail "missing $run/results.png"
+  "$picture_check" "$run/labels.jpg" 800 800 || fail "labels.jpg"
+  "$picture_check" "$run/train_batch0.jpg" 480 480 || fail "train_batch0.jpg"  # 8 images of 160 px, 3 x 3
 else
   grep -q "plots: this build has no OpenCV" "$run/train.log" || fail "a build without OpenCV drew no plots and did not say so"
   echo "ok: this build has no OpenCV: no plots, and train.log says so"
 fi
+check_validation_pictures "$run" "$run/train.log"
+echo "ok: the run's validation pictures ($(drawing && echo "PR, F1, confusion matrix, val batch" || echo "none: no OpenCV, and said so"))"
 rows=$(($(wc -l < "$run/results.csv") - 1))
 [ "$rows" -eq 2 ] || fail "results.csv has $rows epoch rows, expected 2"
 header=$(head -1 "$run/results.csv")
@@ -54,6 +81,12 @@ echo "ok: val=false trains without validation; pretrained=false with a .pt is re
 grep -q "mAP50-95" val.log || fail "val printed no mAP"
 [ -s "$work/val/exp/predictions.json" ] && [ -s "$work/val/exp/ground_truth.json" ] || fail "val wrote no COCO JSON"
 echo "ok: best.pt validates with val ($(grep -o 'mAP50 [0-9.e-]*  mAP50-95 [0-9.e-]*' val.log))"
+check_validation_pictures "$work/val/exp" "$work/val/exp/val.log"
+"$host" val model=$run/weights/best.pt data=$data batch=8 workers=2 project=$work/val plots=false > val_noplots.log 2>&1 ||
+  { cat val_noplots.log; fail "val plots=false"; }
+[ -s "$work/val/exp2/predictions.json" ] || fail "val plots=false wrote no predictions.json in val/exp2"
+no_validation_pictures "$work/val/exp2"
+echo "ok: val draws its pictures into its run folder, plots=false none"
 
 # A run can start from a checkpoint: model=best.pt names the family and size itself.
 "$host" train model=$run/weights/best.pt data=$data imgsz=160 batch=8 workers=2 project=$work/runs name=finetune \
@@ -68,6 +101,7 @@ echo "ok: model=best.pt starts a new run from those weights"
 for f in results.png labels.jpg train_batch0.jpg; do
   [ ! -e "$work/runs/straight2/$f" ] || fail "save_plots=false still wrote $f"
 done
+no_validation_pictures "$work/runs/straight2"
 echo "ok: name collision -> straight2"
 [ "$(grep -c 'cuda_graph=true has no effect' second.log)" -eq 1 ] || { cat second.log; fail "cuda_graph on CPU: expected one log line"; }
 echo "ok: cuda_graph=true on CPU trains eager ($(grep -o 'cuda_graph=true has no effect: [^;]*' second.log))"
