@@ -206,6 +206,7 @@ OptionTable val_options() {
   for (const auto& option : train_option_list()) {
     if (option.shared_with_val) table.add(option.spec.name == kValProject.name ? kValProject : option.spec);
   }
+  table.add_alias("save_plots", "plots");  // the help line names it, so val takes it as train does
   return with(std::move(table), val_own_options());
 }
 
