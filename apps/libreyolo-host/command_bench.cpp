@@ -87,6 +87,12 @@ void write_json(const std::string& file, const std::function<void(core::util::Js
   if (!out) throw core::Error("cannot write " + file, "the write failed", "check the path");
 }
 
+// A measure the device does not take (StepBenchmark's -1: memory and kernels on the CPU) is
+// null, "not measured", never a number nobody measured.
+core::util::JsonWriter& measured(core::util::JsonWriter& json, const char* name, double value) {
+  return value < 0 ? json.key(name).null() : json.member_general(name, value);
+}
+
 // The fields of one step measurement, as members of the object being written.
 void step_fields(core::util::JsonWriter& json, const core::trainer::StepBenchmark& r) {
   json.member("batch", r.batch)
@@ -96,12 +102,12 @@ void step_fields(core::util::JsonWriter& json, const core::trainer::StepBenchmar
       .member_general("fastest_ms", r.fastest_ms)
       .member_general("median_ms", r.median_ms)
       .member_general("host_median_ms", r.host_median_ms)
-      .member_general("images_per_second", r.images_per_second)
-      .member_general("host_syncs_per_step", r.host_syncs_per_step)
-      .member_general("peak_memory_gb", r.peak_memory_gb)
-      .member_general("kernels_per_step", r.kernels_per_step)
-      .member_general("gpu_busy_ms", r.gpu_busy_ms)
-      .member("captures", r.captures)
+      .member_general("images_per_second", r.images_per_second);
+  measured(json, "host_syncs_per_step", r.host_syncs_per_step);
+  measured(json, "peak_memory_gb", r.peak_memory_gb);
+  measured(json, "kernels_per_step", r.kernels_per_step);
+  measured(json, "gpu_busy_ms", r.gpu_busy_ms);
+  json.member("captures", r.captures)
       .member("replays", r.replays)
       .member("steps", r.steps)
       .member_general("graph_memory_gb", r.graph_memory_gb);
@@ -204,8 +210,8 @@ int bench_data(const Args& args) {
 std::string step_line(const core::trainer::StepBenchmark& r) {
   std::ostringstream line;
   line << "fastest " << r.fastest_ms << " ms, median " << r.median_ms << " ms/step (host issues a step in "
-       << r.host_median_ms << " ms), " << r.images_per_second
-       << " images/s, peak memory " << r.peak_memory_gb << " GB";
+       << r.host_median_ms << " ms), " << r.images_per_second << " images/s";
+  if (r.peak_memory_gb >= 0) line << ", peak memory " << r.peak_memory_gb << " GB";
   if (r.host_syncs_per_step >= 0) line << ", " << r.host_syncs_per_step << " host syncs/step";
   if (r.graph_memory_gb > 0) line << " (" << r.graph_memory_gb << " GB held by the graph)";
   if (r.kernels_per_step >= 0) {

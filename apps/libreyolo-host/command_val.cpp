@@ -7,6 +7,7 @@
 
 #include <torch/torch.h>
 
+#include <algorithm>
 #include <iostream>
 #include <sstream>
 
@@ -87,6 +88,14 @@ void write_coco_files(const core::trainer::RunFolder& folder, const core::traine
   }
 }
 
+// pycocotools' 12 lines print -1.000 where an area range has no ground-truth box; the lines
+// keep its layout (scripts parse it), and this says what the -1 means.
+std::string unmeasured_note(const core::eval::CocoStats& stats) {
+  const bool any = std::any_of(stats.values.begin(), stats.values.end(), [](double v) { return v < 0; });
+  return any ? "(-1.000 above: no ground-truth box of that size, nothing to measure; pycocotools prints it so)\n"
+             : "";
+}
+
 }  // namespace
 
 int run_val(const Args& args) {
@@ -136,7 +145,7 @@ int run_val(const Args& args) {
   }
   std::ostringstream report;
   report << core::eval::format_class_table(evaluation) << "\n" << core::eval::format_coco_summary(evaluation.stats)
-         << "\nmAP50 " << std::max(0.0, evaluation.stats.ap50()) << "  mAP50-95 " << std::max(0.0, evaluation.stats.ap())
+         << unmeasured_note(evaluation.stats) << "\nmAP50 " << std::max(0.0, evaluation.stats.ap50()) << "  mAP50-95 " << std::max(0.0, evaluation.stats.ap())
          << (validator.left_out().empty() ? std::string() : "\n" + core::trainer::describe_left_out(validator))
          << "\npredictions: " << (folder.root / "predictions.json").string() << " (COCO results format; "
          << "ground truth beside it)";

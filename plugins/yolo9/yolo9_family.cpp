@@ -55,7 +55,17 @@ class Yolo9Family : public sdk::Family {
     close_mosaic.what = "mosaic and mixup off";
     close_mosaic.augmentation = "no_mosaic";
     recipe.schedule = {close_mosaic};
+    recipe.freeze_groups = freeze_groups();
     return recipe;
+  }
+
+  // LibreYOLO's YOLO9Trainer.get_freeze_groups: what freeze=N counts is the backbone's ten
+  // stages, the neck's six, then the head (17 at every size), not the three top-level modules.
+  static std::vector<sdk::FreezeGroup> freeze_groups() {
+    return sdk::module_freeze_groups({"backbone.conv0", "backbone.conv1", "backbone.elan1", "backbone.down2",
+                                      "backbone.elan2", "backbone.down3", "backbone.elan3", "backbone.down4",
+                                      "backbone.elan4", "backbone.spp", "neck.elan_up1", "neck.elan_up2",
+                                      "neck.down1", "neck.elan_down1", "neck.down2", "neck.elan_down2", "head"});
   }
 
   // LibreYOLO's YOLO9MosaicMixupDataset: the 2x mosaic canvas is halved (no random affine),

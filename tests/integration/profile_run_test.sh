@@ -25,6 +25,11 @@ grep -q "window: 4 steps after 1 skipped" single.log || fail "the report does no
 grep -q '"format": "libreyolo-profile"' "$prof/profile.json" || fail "profile.json has no format tag"
 grep -q '"cat": "phase"' "$prof/profile_trace.json" || fail "the trace has no phase events"
 grep -q 'data-rendered' "$prof/timeline.html" || fail "timeline.html has no renderer"
+# A CPU run has no device memory: profile.json and the page's data say null, not the report's -1.
+for f in profile.json profile_summary.json timeline.html; do
+  ! grep -nE '"(reserved_gb|device_total_gb|reserved_fraction)": -1' "$prof/$f" || fail "$f shows an internal -1 (above)"
+done
+grep -q '"device_total_gb": null' "$prof/profile.json" || fail "profile.json does not say the CPU run has no device memory"
 echo "ok: profile run wrote $(ls "$prof" | tr '\n' ' ')"
 
 # 2. The subcommands read profile.json back, also from a copy in another folder.

@@ -63,10 +63,51 @@ done
 ! tail -n +2 "$run/results.csv" | sed 's/metrics\/mAP50-95//g' | grep -q '[eE]' || fail "results.csv has a number in exponent notation"
 echo "ok: 2 epochs, results.csv has 2 rows under LibreYOLO's column names, last.pt and best.pt written"
 
+# summary.json, LibreYOLO's end-of-run summary: it parses, and holds this run's epochs and the
+# best mAP50-95 results.csv recorded (the first epoch with the highest value).
+python3 - "$run" <<'PY' || fail "summary.json does not describe the run"
+import csv, json, os, sys
+run = sys.argv[1]
+s = json.load(open(os.path.join(run, "summary.json")))
+rows = list(csv.DictReader(open(os.path.join(run, "results.csv"))))
+maps = [float(r["metrics/mAP50-95"]) for r in rows]
+best = maps.index(max(maps))
+checks = {
+    "total_epochs": (s["total_epochs"], 2), "completed_epochs": (s["completed_epochs"], 2),
+    "invocation_completed_epochs": (s["invocation_completed_epochs"], 2), "logged_epochs": (s["logged_epochs"], [1, 2]),
+    "best_epoch": (s["best_epoch"], best + 1), "best_metric": (s["best_metric"], maps[best]),
+    "results.best_epoch": (s["results"]["best_epoch"], best + 1), "model": (s["model_family"] + s["model_size"], "examplen"),
+    "checkpoints.best": (s["checkpoints"]["best"], os.path.join(run, "weights", "best.pt")),
+    "checkpoints.last": (s["checkpoints"]["last"], os.path.join(run, "weights", "last.pt")),
+    "epoch_metrics": (len(s["results"]["epoch_metrics"]), 2), "results_scope": (s["results_scope"], "current_invocation"),
+}
+wrong = {k: v for k, v in checks.items() if v[0] != v[1]}
+if wrong or abs(s["final_loss"] - float(rows[-1]["train/loss"])) > 1e-9 or s["total_seconds"] <= 0:
+    sys.exit(f"summary.json: {wrong or s}")
+PY
+echo "ok: summary.json parses and holds 2 epochs, the best epoch and metric of results.csv"
+
 # val=false (LibreYOLO's): no validation at all, so no metrics and no best.pt.
 "$host" train "${common[@]}" epochs=1 val=false name=noval > noval.log 2>&1 || { cat noval.log; fail "val=false run"; }
 [ ! -e "$work/runs/noval/weights/best.pt" ] || fail "val=false wrote best.pt"
 grep -q "val=false: no validation" noval.log || { cat noval.log; fail "val=false was not announced"; }
+# No internal -1 reaches the user where a run without validation has no best epoch or metric:
+# the console, train.log, results.csv, metrics.jsonl, args.yaml and summary.json say "none" in
+# their own way (empty cell, null, words) instead. Paths are blanked first (they are not values).
+leaked_minus_one() { sed "s|$work|WORK|g" "$@" | grep -nE '(^|[^0-9A-Za-z_.])-1(\.0*)?([^0-9.]|$)'; }
+for f in noval.log runs/noval/train.log runs/noval/results.csv runs/noval/metrics.jsonl runs/noval/args.yaml \
+         runs/noval/summary.json; do
+  [ -s "$f" ] || fail "val=false run has no $f"
+  ! leaked_minus_one "$f" || fail "$f shows an internal -1 (above)"
+done
+grep -q "done: .*(val=false: not validated)" noval.log || { tail -3 noval.log; fail "the last line does not say why there is no mAP"; }
+python3 -c 'import json,sys; s=json.load(open(sys.argv[1])); sys.exit(s["best_epoch"] is not None or s["best_metric"] is not None)' \
+  runs/noval/summary.json || fail "summary.json of a run without validation has a best epoch or metric"
+# bench step on the CPU measures no device memory or kernels: left out of the line, null in JSON.
+"$host" bench step model=examplen data=$data imgsz=160 batch=4 workers=2 steps=2 warmup=1 device=cpu \
+  json=$work/bench_step.json > bench_step.log 2>&1 || { cat bench_step.log; fail "bench step"; }
+for f in bench_step.log bench_step.json; do ! leaked_minus_one "$f" || fail "$f shows an internal -1 (above)"; done
+echo "ok: a run without validation and a CPU bench step show no internal -1"
 # pretrained=false with a .pt is refused: LibreYOLO would fine-tune anyway.
 if "$host" train "${common[@]:1}" model=$run/weights/last.pt epochs=1 pretrained=false name=nopre > nopre.log 2>&1; then
   fail "pretrained=false with a .pt trained"
@@ -93,6 +134,30 @@ echo "ok: val draws its pictures into its run folder, plots=false none"
   epochs=1 device=cpu > finetune.log 2>&1 || { cat finetune.log; fail "training from best.pt"; }
 grep -q "starting from .*best.pt" finetune.log || fail "fine-tuning did not say which weights it started from"
 echo "ok: model=best.pt starts a new run from those weights"
+
+# freeze=1 (LibreYOLO's): examplen's freeze groups are its top-level modules, backbone and head.
+# From the straight run's weights, the frozen backbone (BatchNorm statistics included, EMA on)
+# leaves one epoch bit for bit as it came in; the head trains.
+frozen=(model=$run/weights/last.pt data=$data imgsz=160 batch=8 workers=2 project=$work/runs epochs=1 device=cpu)
+"$host" train "${frozen[@]}" name=frozen freeze=1 > frozen.log 2>&1 || { cat frozen.log; fail "freeze=1 training"; }
+grep -q "freeze=1: 1 of 2 freeze groups (backbone); [0-9]* parameter tensors" frozen.log ||
+  { cat frozen.log; fail "freeze=1 did not say what it froze"; }
+"$compare" "$run/weights/last.pt" "$work/runs/frozen/weights/last.pt" 0 backbone. > frozen_compare.log 2>&1 ||
+  { cat frozen_compare.log; fail "freeze=1 changed the frozen backbone"; }
+if "$compare" "$run/weights/last.pt" "$work/runs/frozen/weights/last.pt" 0 head. > head_compare.log 2>&1; then
+  cat head_compare.log; fail "freeze=1 froze the head too"
+fi
+echo "ok: freeze=1 keeps the backbone bit-identical ($(cat frozen_compare.log)), the head trains"
+# Refused before any folder exists, each naming the groups: a count past them, all of them, a typo.
+for bad in "freeze=5:asks for the first 5 freeze groups, but examplen has 2" "freeze=2:would leave examplen nothing to train" \
+           "freeze=bakbone:matches no parameter of examplen"; do
+  option=${bad%%:*}; message=${bad#*:}
+  if "$host" train "${frozen[@]}" name=badfreeze "$option" > badfreeze.log 2>&1; then fail "$option trained"; fi
+  grep -q "$message" badfreeze.log || { cat badfreeze.log; fail "$option: expected '$message'"; }
+  grep -q "0 backbone, 1 head" badfreeze.log || { cat badfreeze.log; fail "$option: the refusal does not list the groups"; }
+  [ ! -e "$work/runs/badfreeze" ] || fail "a refused $option left a run folder"
+done
+echo "ok: freeze=5, freeze=2 and freeze=bakbone are refused with the groups listed"
 
 # 2. A second run with the same name goes to straight2. It also asks for CUDA graphs, which a
 # CPU run cannot use: one log line, then eager training.
@@ -159,7 +224,8 @@ set +e; wait "$pid"; code=$?; set -e
 [ -s "$work/runs/interrupted/weights/last.pt" ] || fail "no last.pt after interrupt"
 grep -q "Resume with: libreyolo-host train resume=$work/runs/interrupted/weights/last.pt" interrupt.log ||
   { cat interrupt.log; fail "no resume hint naming the run's last.pt"; }
-echo "ok: Ctrl-C saves last.pt and exits 130"
+[ ! -e "$work/runs/interrupted/summary.json" ] || fail "an interrupted run wrote summary.json (LibreYOLO writes none)"
+echo "ok: Ctrl-C saves last.pt and exits 130, and writes no summary.json"
 
 # 6. SIGKILL cannot be handled: train.log must hold every line written up to then.
 "$host" train "${common[@]}" epochs=200 name=killed > killed.log 2>&1 &

@@ -1,10 +1,11 @@
-// Checks for LibreYOLO options whose every value parses but only some have a meaning here:
-// task (this host trains detectors only) and freeze (LibreYOLO's freeze groups are family
-// knowledge the SDK does not carry yet). Each refusal says why and what to write instead.
+// Checks for LibreYOLO options whose text needs more than its type: task (this host trains
+// detectors only) and freeze (LibreYOLO's selector syntax, config/freeze_spec.hpp). Each
+// refusal says why and what to write instead.
 
 #include <algorithm>
 #include <cctype>
 
+#include "libreyolo/core/config/freeze_spec.hpp"
 #include "libreyolo/core/error.hpp"
 #include "option_checks.hpp"
 
@@ -29,19 +30,9 @@ ValueCheck detect_task_only() {
   };
 }
 
-ValueCheck no_freezing() {
-  return [](const std::string& key, const OptionValue& value) {
-    const auto freeze = lower(std::get<std::string>(value));
-    if (freeze.empty() || freeze == "none" || freeze == "null" || freeze == "false" || freeze == "0") return;
-    // LibreYOLO: freeze=N freezes the first N freeze groups, which each family defines (YOLOv9:
-    // ten backbone stages, six neck stages, the head; most others: the model's top-level
-    // modules), and a name freezes matching modules; both also stop the BatchNorm statistics.
-    throw Error("option " + key + "=" + std::get<std::string>(value) + " is not supported yet",
-                "in LibreYOLO freeze=N counts freeze groups that each family defines, and freeze=NAME also freezes the "
-                "BatchNorm statistics of what it matches; the families here do not declare those groups, so the "
-                "same command would freeze different layers than in LibreYOLO",
-                "train without " + key + " (or " + key + "=0)");
-  };
+ValueCheck freeze_syntax() {
+  // Whether the groups and names exist is the trainer's to say, once the model is built.
+  return [](const std::string&, const OptionValue& value) { parse_freeze_spec(std::get<std::string>(value)); };
 }
 
 }  // namespace libreyolo::core::config::checks

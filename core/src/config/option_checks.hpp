@@ -23,8 +23,8 @@ ValueCheck positive_scales();  // a range whose low end is above 0
 ValueCheck required(const std::string& what, const std::string& why, const std::string& what_to_do);
 // task=detect (any case) only: the other LibreYOLO tasks are refused with why.
 ValueCheck detect_task_only();
-// freeze unset, none, false or 0 only: LibreYOLO's groups are not known here (see the .cpp).
-ValueCheck no_freezing();
+// freeze= as LibreYOLO writes it (N, a list of indices and names, a name): syntax only.
+ValueCheck freeze_syntax();
 // `first`, then `second`.
 ValueCheck both(ValueCheck first, ValueCheck second);
 

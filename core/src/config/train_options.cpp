@@ -54,8 +54,10 @@ std::vector<TrainOption> training_only_options() {
       {{"pretrained", T::boolean, "true",
         "start from model=FILE.pt's weights; false is refused for a .pt (LibreYOLO would ignore it: use model=FAMILYSIZE)"},
        &C::pretrained},
-      {{"freeze", T::text, "", "LibreYOLO's freeze=N / NAME: only unset, none or 0 here (its groups are family-defined)"},
-       &C::freeze, no_freezing()},
+      {{"freeze", T::text, "",
+        "stop layers training: N = the family's first N freeze groups (`families NAME` lists them), [0, 2] = those "
+        "groups, NAME = matching modules (backbone, backbone.stem.*)"},
+       &C::freeze, freeze_syntax()},
       {{"epochs", T::integer, "300", "training epochs"}, &C::epochs, integer_from(1, kMany)},
       {{"optimizer", T::choice, "sgd", "optimizer", {"sgd", "adamw"}}, &C::optimizer},
       {{"lr0", T::number, "0.01", "initial learning rate"}, &C::lr0, number_from(0, 10)},

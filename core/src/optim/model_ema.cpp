@@ -4,6 +4,7 @@
 
 #include <cmath>
 #include <unordered_map>
+#include <unordered_set>
 
 #include "libreyolo/core/error.hpp"
 
@@ -47,8 +48,11 @@ ModelEma::ModelEma(const torch::nn::Module& model, ModelEmaOptions options, int6
   for (const auto& [name, tensor] : named_state(model)) {
     state_.emplace_back(name, tensor.detach().clone());  // clone: never requires grad
   }
+  const std::unordered_set<std::string> constant(options_.constant.begin(), options_.constant.end());
   for (const auto& [name, tensor] : state_) {
-    (tensor.is_floating_point() ? ema_float_ : ema_int_).push_back(tensor);
+    const Role role = constant.count(name) ? Role::hold : tensor.is_floating_point() ? Role::average : Role::copy;
+    roles_.push_back(role);
+    if (role != Role::hold) (role == Role::average ? ema_float_ : ema_int_).push_back(tensor);
   }
   bind(model);
 }
@@ -67,7 +71,7 @@ void ModelEma::bind(const torch::nn::Module& model) {
     const auto& [name, tensor] = current[i];
     if (name != state_[i].first) throw mismatch(name, "the EMA has '" + state_[i].first + "' here");
     if (tensor.sizes() != state_[i].second.sizes()) throw mismatch(name, "the shapes differ");
-    (state_[i].second.is_floating_point() ? model_float_ : model_int_).push_back(tensor);
+    if (roles_[i] != Role::hold) (roles_[i] == Role::average ? model_float_ : model_int_).push_back(tensor);
   }
   bound_ = &model;
 }

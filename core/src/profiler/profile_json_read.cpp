@@ -28,6 +28,9 @@ double number(const YAML::Node& node) {
   return node.IsNull() ? 0.0 : node.as<double>();
 }
 
+// Device memory, null where the run had none (a CPU run): the report's "unknown", -1.
+double memory_number(const YAML::Node& node) { return node.IsNull() ? -1.0 : node.as<double>(); }
+
 WindowMeasures read_measures(const YAML::Node& n) {
   WindowMeasures m;
   m.accelerator = n["accelerator"].as<bool>();
@@ -39,7 +42,7 @@ WindowMeasures read_measures(const YAML::Node& n) {
   m.kernels_per_step = number(n["kernels_per_step"]);
   m.mean_kernel_us = number(n["mean_kernel_us"]);
   m.alloc_retries = n["alloc_retries"].as<std::int64_t>();
-  m.reserved_fraction = number(n["reserved_fraction"]);
+  m.reserved_fraction = memory_number(n["reserved_fraction"]);
   return m;
 }
 
@@ -76,8 +79,8 @@ ProfileReport read_report(const YAML::Node& root) {
   r.first_half = root["window"]["unsynchronized_steps"].as<int>();
   r.verdict = read_verdict(root["verdict"]);
   r.measures = read_measures(root["measures"]);
-  r.reserved_gb = number(root["memory"]["reserved_gb"]);
-  r.device_total_gb = number(root["memory"]["device_total_gb"]);
+  r.reserved_gb = memory_number(root["memory"]["reserved_gb"]);
+  r.device_total_gb = memory_number(root["memory"]["device_total_gb"]);
   const auto kernels = root["kernels"];
   r.kernel_events = kernels["events"].as<std::int64_t>();
   r.kernel_busy_us = number(kernels["busy_us"]);

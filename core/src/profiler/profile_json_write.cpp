@@ -11,6 +11,11 @@ namespace {
 constexpr int kMs = 4, kUs = 3, kShare = 6;
 constexpr std::size_t kSummaryKernels = 10;
 
+// Device memory a CPU run does not have (the report's -1) is null, not a number nobody measured.
+void memory_member(util::JsonWriter& json, std::string_view name, double value) {
+  if (value < 0) json.key(name).null(); else json.member(name, value, kShare);
+}
+
 void write_pairs(util::JsonWriter& json, std::string_view name, const TextPairs& pairs) {
   json.key(name).begin_object();
   for (const auto& [key, text] : pairs) json.member(key, text);
@@ -39,14 +44,14 @@ void write_measures(util::JsonWriter& json, const WindowMeasures& m) {
   json.member("kernels_per_step", m.kernels_per_step, kMs);
   json.member("mean_kernel_us", m.mean_kernel_us, kUs);
   json.member("alloc_retries", static_cast<std::int64_t>(m.alloc_retries));
-  json.member("reserved_fraction", m.reserved_fraction, kShare);
+  memory_member(json, "reserved_fraction", m.reserved_fraction);
   json.end_object();
 }
 
 void write_memory(util::JsonWriter& json, const ProfileReport& r) {
   json.key("memory").begin_object();
-  json.member("reserved_gb", r.reserved_gb, kShare);
-  json.member("device_total_gb", r.device_total_gb, kShare);
+  memory_member(json, "reserved_gb", r.reserved_gb);
+  memory_member(json, "device_total_gb", r.device_total_gb);
   json.end_object();
 }
 

@@ -91,8 +91,12 @@ void write_page_data(std::ostream& out, const ProfileReport& r) {
   json.member("kernels_per_step", m.kernels_per_step, 2);
   json.member("mean_kernel_us", m.mean_kernel_us, 3);
   json.member("alloc_retries", static_cast<std::int64_t>(m.alloc_retries));
-  json.member("reserved_gb", r.reserved_gb, 3);
-  json.member("device_total_gb", r.device_total_gb, 3);
+  // null on a CPU run (no device memory; the report's -1), which the page leaves out.
+  const auto memory = [&json](const char* name, double value) {
+    if (value < 0) json.key(name).null(); else json.member(name, value, 3);
+  };
+  memory("reserved_gb", r.reserved_gb);
+  memory("device_total_gb", r.device_total_gb);
   json.member("skip", r.skip);
   json.member("first_half", r.first_half);
   json.end_object();

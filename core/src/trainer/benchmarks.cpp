@@ -40,7 +40,7 @@ void prepare(PreparedBench& bench, const TrainRequest& request, bool cuda_graph)
   auto& s = bench.session;
   prepare_session(s, request);
   if (cuda_graph != s.config.cuda_graph) s.capture = make_capture_manager(s, cuda_graph);
-  s.model->train();
+  enter_training_mode(s);  // freeze='s BatchNorm layers stay in eval mode
   s.model->on_epoch_start({0, s.config.epochs, s.augmentation.pipelines.front().name});
   s.loader->start_epoch({0, 0});  // the first pipeline (mosaic for the YOLOs)
   bench.batch = s.loader->next();

@@ -15,9 +15,6 @@ namespace fs = std::filesystem;
 namespace libreyolo::core::trainer {
 namespace {
 
-// The best metric, as LibreYOLO's trainer names it (best_metric_key).
-constexpr const char* kBestMetricName = "metrics/mAP50-95";
-
 // A cell: empty (not validated, or a diverged loss), a number, an integer or text.
 using Cell = std::variant<std::monostate, double, std::int64_t, std::string>;
 using Row = std::vector<std::pair<std::string, Cell>>;
@@ -34,33 +31,12 @@ void append_text(const fs::path& file, const std::string& text) {
 // COCO's -1 (nothing to average) reads as 0, as LibreYOLO's evaluator reports it.
 double metric(double coco_value) { return std::max(0.0, coco_value); }
 
-// LibreYOLO's DetectionValidator metrics, in its order. Its precision and recall are COCO's
-// means over the whole table (precision[:, :, :, all, 100] and recall[:, :, all, 100]): the
-// same numbers as mAP50-95 and AR100, so they are written from those.
-std::vector<std::pair<std::string, double>> validator_metrics(const eval::CocoStats& s) {
-  return {{"metrics/precision", metric(s.ap())},     {"metrics/recall", metric(s.ar100())},
-          {"metrics/mAP50-95", metric(s.ap())},      {"metrics/mAP50", metric(s.ap50())},
-          {"metrics/mAP75", metric(s.ap75())},       {"metrics/precision(B)", metric(s.ap())},
-          {"metrics/recall(B)", metric(s.ar100())},  {"metrics/mAP50(B)", metric(s.ap50())},
-          {"metrics/mAP50-95(B)", metric(s.ap())},   {"metrics/mAP_small", metric(s.ap_small())},
-          {"metrics/mAP_medium", metric(s.ap_medium())}, {"metrics/mAP_large", metric(s.ap_large())},
-          {"metrics/AR1", metric(s.ar1())},          {"metrics/AR10", metric(s.ar10())},
-          {"metrics/AR100", metric(s.ar100())},      {"metrics/AR_small", metric(s.ar_small())},
-          {"metrics/AR_medium", metric(s.ar_medium())}, {"metrics/AR_large", metric(s.ar_large())}};
-}
-
 double loss_value(const EpochRecord& r, const std::string& name) {
   double value = 0;
   for (const auto& [n, v] : r.train_losses) {
     if (n == name) value = v;
   }
   return value;
-}
-
-// Every family's total loss is the sum of its components (sdk::LossOutput), so train/loss is too.
-double total_loss(const EpochRecord& r) {
-  return std::accumulate(r.train_losses.begin(), r.train_losses.end(), 0.0,
-                         [](double sum, const auto& component) { return sum + component.second; });
 }
 
 Cell when(bool present, Cell cell) { return present ? std::move(cell) : Cell{}; }
@@ -79,7 +55,7 @@ Row row_of(const EpochRecord& r, const std::vector<std::string>& loss_names, std
              {"best_metric_name", when(best, std::string(kBestMetricName))},
              {"best_epoch", when(best, std::int64_t{r.best_epoch})}};
   for (const auto& name : loss_names) row.emplace_back("train/" + name + "_loss", loss_value(r, name));
-  for (const auto& [name, value] : validator_metrics(r.stats)) row.emplace_back(name, when(r.validated, value));
+  for (const auto& [name, value] : validation_metrics(r.stats)) row.emplace_back(name, when(r.validated, value));
   for (std::size_t g = 0; g < lr_groups; ++g) {
     row.emplace_back("lr/group" + std::to_string(g), g < r.learning_rates.size() ? Cell{r.learning_rates[g]} : Cell{});
   }
@@ -115,6 +91,26 @@ std::string json_line(const Row& row) {
 }
 
 }  // namespace
+
+double total_loss(const EpochRecord& r) {
+  return std::accumulate(r.train_losses.begin(), r.train_losses.end(), 0.0,
+                         [](double sum, const auto& component) { return sum + component.second; });
+}
+
+// Its precision and recall are COCO's means over the whole table (precision[:, :, :, all, 100]
+// and recall[:, :, all, 100]): the same numbers as mAP50-95 and AR100, so they are written
+// from those.
+std::vector<std::pair<std::string, double>> validation_metrics(const eval::CocoStats& s) {
+  return {{"metrics/precision", metric(s.ap())},     {"metrics/recall", metric(s.ar100())},
+          {"metrics/mAP50-95", metric(s.ap())},      {"metrics/mAP50", metric(s.ap50())},
+          {"metrics/mAP75", metric(s.ap75())},       {"metrics/precision(B)", metric(s.ap())},
+          {"metrics/recall(B)", metric(s.ar100())},  {"metrics/mAP50(B)", metric(s.ap50())},
+          {"metrics/mAP50-95(B)", metric(s.ap())},   {"metrics/mAP_small", metric(s.ap_small())},
+          {"metrics/mAP_medium", metric(s.ap_medium())}, {"metrics/mAP_large", metric(s.ap_large())},
+          {"metrics/AR1", metric(s.ar1())},          {"metrics/AR10", metric(s.ar10())},
+          {"metrics/AR100", metric(s.ar100())},      {"metrics/AR_small", metric(s.ar_small())},
+          {"metrics/AR_medium", metric(s.ar_medium())}, {"metrics/AR_large", metric(s.ar_large())}};
+}
 
 std::string plain_decimal(double value) {
   if (!std::isfinite(value)) return {};

@@ -274,6 +274,7 @@ void build_model(Session& s, const TrainRequest& request) {
   s.model->to(s.device);
   if (s.device.is_cuda()) to_channels_last(*s.model);
   freeze_recipe_parameters(s);
+  freeze_layers(s);  // the user's freeze=, after the recipe's own
   if (s.main_rank()) log_model_size(s);
   if (s.collectives) prepare_replica(s);
   s.criterion = s.family->family->create_criterion(*s.model, {s.dataset.nc(), s.config.imgsz});
@@ -281,6 +282,7 @@ void build_model(Session& s, const TrainRequest& request) {
   if (s.config.ema && s.main_rank()) {  // EMA weights serve validation and checkpoints: rank 0's
     optim::ModelEmaOptions options;
     options.decay = s.config.ema_decay;
+    options.constant = s.frozen.constant_state;
     s.ema = std::make_unique<optim::ModelEma>(*s.model, options);
   }
 }

@@ -2,9 +2,12 @@
 // Everything one training run holds, shared by the loop (trainer.cpp) and the checkpoint
 // glue (training_state.cpp). Private to core/src/trainer/.
 
+#include <chrono>
+#include <cstdint>
 #include <memory>
 #include <random>
 #include <string>
+#include <vector>
 
 #include "libreyolo/core/amp/grad_scaler.hpp"
 #include "libreyolo/core/capture/capture_manager.hpp"
@@ -40,7 +43,24 @@ struct ProgressState {
   int skipped_in_a_row = 0;        // optimizer steps skipped for non-finite gradients
 };
 
+// What the freeze= option stopped (layer_freezing.cpp). The recipe's own frozen patterns are
+// not here: they were never the user's choice, and they keep LibreYOLO's behaviour (BatchNorm
+// statistics still update, the EMA averages them).
+struct FrozenLayers {
+  std::size_t tensors = 0;  // parameter tensors freeze= stopped
+  std::int64_t values = 0;  // values in them
+  // BatchNorm layers with a frozen parameter: back in eval mode after every model->train()
+  // (enter_training_mode), so their running statistics stay as they are, as LibreYOLO's
+  // _enforce_frozen_bn_eval keeps them.
+  std::vector<std::shared_ptr<torch::nn::Module>> norms;
+  // The state names that cannot change (those parameters and those layers' buffers): the EMA
+  // holds them rather than averaging a constant, which would only move it by rounding.
+  std::vector<std::string> constant_state;
+};
+
 struct Session {
+  // When train() began (setup included): summary.json's total_seconds, as LibreYOLO times it.
+  std::chrono::steady_clock::time_point started = std::chrono::steady_clock::now();
   config::TrainConfig config;
   // Distributed runs (world_size > 1): this rank, the collectives joining the ranks, and the
   // gradient averaging. Rank 0 owns every side effect (run folder, logs, checkpoints,
@@ -79,6 +99,7 @@ struct Session {
   std::unique_ptr<optim::ModelEma> ema;
   optim::LrSchedule schedule;
   std::int64_t accumulate = 1;
+  FrozenLayers frozen;
   RunFolder run;
   std::unique_ptr<RunFolderLock> run_lock;  // rank 0: held until the run ends
   SavedCheckpoints saved;                   // rank 0: what each checkpoint file holds on disk
@@ -98,6 +119,17 @@ void join_ranks(Session& session, const TrainRequest& request);
 // The capture manager for the session's model: `cuda_graph` as the option says (benchmarks
 // build one of each to compare).
 std::unique_ptr<capture::CaptureManager> make_capture_manager(const Session& session, bool cuda_graph);
+
+// freeze= (LibreYOLO's layer freezing) applied to the built model, after the recipe's frozen
+// patterns and before anything collects the trainable parameters: the selected parameters stop
+// (requires_grad false, so no optimizer group), their BatchNorm layers are recorded in
+// s.frozen, and one log line says what was frozen. Refuses a selection the model cannot honour
+// (core::Error: an index past the family's last freeze group, a name that matches nothing,
+// nothing left to train).
+void freeze_layers(Session& session);
+
+// model->train() for a training epoch, then the frozen BatchNorm layers back to eval mode.
+void enter_training_mode(Session& session);
 
 // Empties every parameter's .grad: zeroed in place while CUDA graphs are in use (the backward
 // graph adds into the .grad tensors it recorded), dropped otherwise (autograd's first

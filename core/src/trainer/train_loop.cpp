@@ -30,7 +30,7 @@ class CpuRandomState {
 EpochResult train_one_epoch(TrainLoop& loop, const Hooks& hooks) {
   Session& s = loop.session;
   const auto& c = s.config;
-  s.model->train();
+  enter_training_mode(s);  // freeze='s BatchNorm layers stay in eval mode
   s.model->on_epoch_start({loop.epoch, c.epochs, s.augmentation.pipelines.at(s.pipeline).name});
   s.loader->start_epoch({loop.epoch, s.pipeline});
   const auto steps = static_cast<std::int64_t>(s.loader->steps_per_epoch());

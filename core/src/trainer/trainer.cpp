@@ -2,7 +2,9 @@
 
 #include <cstdlib>
 #include <fstream>
+#include <iomanip>
 #include <optional>
+#include <sstream>
 
 #include "hooks/hooks.hpp"
 #include "libreyolo/core/checkpoint/checkpoint_io.hpp"
@@ -107,15 +109,24 @@ void report_failed_saves(const TrainOutcome& outcome) {
              ". Free disk space (or raise the file size limit) and continue with: ", outcome.resume_command);
 }
 
+// "best mAP50-95 0.4123 at epoch 7", or why there is none.
+std::string best_result(const Session& s) {
+  if (s.progress.best_epoch < 0) return s.config.val ? "not validated yet" : "val=false: not validated";
+  std::ostringstream text;
+  text << "best mAP50-95 " << std::fixed << std::setprecision(4) << s.progress.best_fitness << " at epoch "
+       << s.progress.best_epoch + 1;
+  return text.str();
+}
+
 TrainOutcome end_run(TrainLoop& loop) {
   auto& outcome = loop.outcome;
   const Session& s = loop.session;
   outcome.run = s.run;
-  outcome.best_map50_95 = s.progress.best_epoch >= 0 ? s.progress.best_fitness : -1;
+  if (s.progress.best_epoch >= 0) outcome.best_map50_95 = s.progress.best_fitness;
   outcome.checkpoints = s.saved.files();
   outcome.resume_command = resume_command(s.run);
   if (s.main_rank()) report_failed_saves(outcome);
-  log::info("done: ", s.run.root.string(), " (best mAP50-95 ", outcome.best_map50_95, ")");
+  log::info("done: ", s.run.root.string(), " (", best_result(s), ")");
   log::close_file();
   return outcome;
 }
@@ -135,6 +146,7 @@ TrainOutcome train_session(Session& s, const TrainRequest& request) {
     policies.push_back(hooks::results());
     policies.push_back(hooks::checkpoints());
     policies.push_back(hooks::early_stop());
+    policies.push_back(hooks::summary());
     if (s.config.plots) policies.push_back(hooks::plots());
   }
   policies.push_back(hooks::capture_report());  // after the epoch's own line

@@ -1,5 +1,6 @@
 #include "libreyolo/core/util/json_writer.hpp"
 
+#include <charconv>
 #include <cmath>
 #include <cstddef>
 #include <stdexcept>
@@ -186,6 +187,19 @@ JsonWriter& JsonWriter::value_general(double number, int digits) {
   out_.unsetf(std::ios_base::floatfield);
   out_.precision(digits);
   out_ << number;
+  return *this;
+}
+
+JsonWriter& JsonWriter::value_exact(double number) {
+  if (!std::isfinite(number)) return null();
+  char text[32];  // the shortest round-trip form of any double fits in 24 characters
+  const auto written = std::to_chars(text, text + sizeof text, number);
+  before_value();
+  out_.write(text, written.ptr - text);
+  // 3.0, not 3: a float stays a float for the reader, as Python writes it.
+  if (std::string_view(text, static_cast<std::size_t>(written.ptr - text)).find_first_of(".eE") == std::string_view::npos) {
+    out_ << ".0";
+  }
   return *this;
 }
 

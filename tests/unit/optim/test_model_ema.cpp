@@ -117,3 +117,41 @@ TEST_CASE("ModelEma: a model of another shape is refused") {
   CHECK_THROWS_AS(ema.update(*linear), libreyolo::core::Error);
   CHECK_THROWS_AS(ema.copy_to(*linear), libreyolo::core::Error);
 }
+
+TEST_CASE("ModelEma: constant tensors (freeze=) are held as made, the others averaged") {
+  Net net;
+  optim::ModelEmaOptions options;
+  options.decay = 0.9;
+  options.tau = 0;
+  options.constant = {"conv.weight", "bn.running_mean"};
+  optim::ModelEma ema(net, options);
+  const auto weight = find(ema, "conv.weight").clone();
+  const auto mean = find(ema, "bn.running_mean").clone();
+  const auto bias = find(ema, "conv.bias").clone();
+  {
+    torch::NoGradGuard no_grad;  // the model moves everywhere; the EMA must not follow the held two
+    net.conv->weight.add_(1.0);
+    net.conv->bias.add_(1.0);
+    net.bn->running_mean.add_(1.0);
+  }
+  for (int i = 0; i < 3; ++i) ema.update(net);
+  CHECK(torch::equal(find(ema, "conv.weight"), weight));
+  CHECK(torch::equal(find(ema, "bn.running_mean"), mean));
+  CHECK(find(ema, "conv.bias").allclose(bias + (1 - 0.9 * 0.9 * 0.9)));
+  // Names stay in the state, in order: checkpoints and copy_to see every tensor.
+  CHECK(ema.state().size() == 7);
+}
+
+TEST_CASE("ModelEma: averaging a constant with itself drifts by rounding, which holding avoids") {
+  torch::manual_seed(7);
+  torch::nn::Linear frozen(64, 64);
+  optim::ModelEma averaged(*frozen, {0.9998, 2000});
+  for (int i = 0; i < 50; ++i) averaged.update(*frozen);
+  CHECK_FALSE(torch::equal(find(averaged, "weight"), frozen->weight));  // d * x + (1 - d) * x != x in float32
+
+  optim::ModelEmaOptions options;
+  options.constant = {"weight", "bias"};
+  optim::ModelEma held(*frozen, options);
+  for (int i = 0; i < 50; ++i) held.update(*frozen);
+  CHECK(torch::equal(find(held, "weight"), frozen->weight));
+}

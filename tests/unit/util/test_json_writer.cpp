@@ -96,6 +96,26 @@ TEST_CASE("json numbers: fixed decimals, significant digits, integers") {
   CHECK(integers.str() == "[-3, 1099511627776, 7, 200]\n");
 }
 
+TEST_CASE("json numbers: value_exact is the shortest text that reads back as the same double") {
+  const auto exact = [](double number) {
+    std::ostringstream out;
+    JsonWriter(out).value_exact(number);
+    return out.str();
+  };
+  CHECK(exact(0.1) == "0.1");  // what Python's json writes, not 0.10000000000000001
+  CHECK(exact(2.5) == "2.5");
+  CHECK(exact(1e-05) == "1e-05");
+  CHECK(exact(0.30000000000000004) == "0.30000000000000004");
+  CHECK(exact(3) == "3.0");  // still a float to the reader
+  CHECK(exact(-0.0) == "-0.0");
+  CHECK(exact(kNaN) == "null");
+  CHECK(std::stod(exact(0.7215331077575684)) == 0.7215331077575684);
+  std::ostringstream out;
+  out.imbue(std::locale(std::locale::classic(), new CommaDecimal));
+  JsonWriter(out).begin_array(true).value_exact(1234.5).end_array();
+  CHECK(out.str() == "[1234.5]\n");  // no locale in it either
+}
+
 TEST_CASE("json numbers: NaN and infinity are written as null") {
   CHECK(fixed(kNaN, 3) == "null");
   CHECK(fixed(kInf, 3) == "null");

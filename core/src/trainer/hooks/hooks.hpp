@@ -29,6 +29,8 @@ std::unique_ptr<TrainHook> results();
 std::unique_ptr<TrainHook> checkpoints();
 // Rank 0: stop when mAP50-95 has not improved for `patience` epochs.
 std::unique_ptr<TrainHook> early_stop();
+// Rank 0: summary.json (LibreYOLO's) when training returns; none after Ctrl-C.
+std::unique_ptr<TrainHook> summary();
 
 // labels.jpg before the first epoch, train_batch0.jpg after the run's first step, results.png
 // after every epoch (after results(), whose row it draws); after the run, PR_curve.png,

@@ -5,8 +5,9 @@
 //     global default < family policy and recipe < cfg= file < command line). for_each_field()
 //     lists every one once; the host uses it to apply and to print the recipe;
 //   - its augmentation pipelines (augmentation.hpp), what changes at which epoch
-//     (epoch_schedule.hpp), the multi-scale sizes, and its optimizer parameter groups and
-//     frozen parameters (param_group_rules.hpp).
+//     (epoch_schedule.hpp), the multi-scale sizes, its optimizer parameter groups and
+//     frozen parameters (param_group_rules.hpp), and the groups freeze=N counts
+//     (freeze_groups.hpp).
 
 #include <optional>
 #include <string>
@@ -16,6 +17,7 @@
 
 #include "libreyolo/sdk/augmentation.hpp"
 #include "libreyolo/sdk/epoch_schedule.hpp"
+#include "libreyolo/sdk/freeze_groups.hpp"
 #include "libreyolo/sdk/param_group_rules.hpp"
 #include "libreyolo/sdk/range.hpp"
 
@@ -99,6 +101,10 @@ struct Recipe {
   // never train (e.g. a frozen stem: "backbone.stem.*").
   std::vector<ParamGroupRule> param_groups;
   std::vector<std::string> frozen;
+  // The groups the user's freeze=N counts, in order (none: the detector's top-level modules
+  // that hold a parameter, LibreYOLO's default_freeze_groups). `frozen` above never trains
+  // whatever freeze says; these train unless the user freezes them.
+  std::vector<FreezeGroup> freeze_groups;
 };
 
 }  // namespace libreyolo::sdk

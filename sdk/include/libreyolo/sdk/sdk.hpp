@@ -8,6 +8,7 @@
 #include "libreyolo/sdk/detector.hpp"
 #include "libreyolo/sdk/epoch_schedule.hpp"
 #include "libreyolo/sdk/family.hpp"
+#include "libreyolo/sdk/freeze_groups.hpp"
 #include "libreyolo/sdk/frozen_batch_norm.hpp"
 #include "libreyolo/sdk/log.hpp"
 #include "libreyolo/sdk/losses/losses.hpp"

@@ -16,6 +16,7 @@
 // ABI 6: the DETR toolkit (detr/*.hpp), Targets::host_counts, FamilyInfo::suppression and
 //        FamilyInfo::eval_resize (RT-DETR).
 // ABI 7: Policy::amp_off_reason (D-FINE: why float16 stays off); detr/fdr.hpp.
+// ABI 8: Recipe::freeze_groups (freeze_groups.hpp): the groups LibreYOLO's freeze=N counts.
 
 #define LIBREYOLO_SDK_VERSION "0.1.0"
-#define LIBREYOLO_SDK_ABI_VERSION 7
+#define LIBREYOLO_SDK_ABI_VERSION 8

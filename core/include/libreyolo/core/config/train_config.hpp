@@ -25,7 +25,7 @@ struct TrainConfig {
 
   std::string model, task, data;  // task: detect only (LibreYOLO's name, accepted for its users)
   bool pretrained{};               // false refused for model=FILE.pt (trainer.cpp says why)
-  std::string freeze;              // LibreYOLO's freeze: only "off" values pass its check
+  std::string freeze;              // LibreYOLO's freeze selectors, as typed (config/freeze_spec.hpp)
   int imgsz{}, batch{}, epochs{}, workers{};
   std::string device, cache;
   // Optimization.

@@ -3,7 +3,8 @@
 // After each optimizer step: d = decay * (1 - exp(-updates / tau)) (the ramp lets the average
 // follow the fast-changing early weights), then for every floating-point parameter and buffer
 //   ema = d * ema + (1 - d) * model
-// with two multi-tensor kernels for the whole model. The EMA weights are what validation,
+// with two multi-tensor kernels for the whole model; tensors named in `constant` are held as
+// they were (ModelEmaOptions). The EMA weights are what validation,
 // best.pt and last.pt use.
 
 #include <torch/types.h>
@@ -22,6 +23,10 @@ namespace libreyolo::core::optim {
 struct ModelEmaOptions {
   double decay = 0.9998;  // LibreYOLO TrainConfig.ema_decay (YOLOv9 recipe: 0.9999)
   double tau = 2000;      // LibreYOLO ema_tau (RF-DETR: 100); tau <= 0: constant decay
+  // State names the model never changes (freeze='s parameters and BatchNorm statistics): the
+  // EMA keeps its copy of them as made, since d * x + (1 - d) * x drifts from x by rounding at
+  // every step, and frozen weights must come out of training bit for bit as they went in.
+  std::vector<std::string> constant;
 };
 
 class ModelEma {
@@ -66,8 +71,11 @@ class ModelEma {
   bool ramp_ = true;
   int64_t updates_ = 0;
   std::vector<std::pair<std::string, torch::Tensor>> state_;
+  // What update() does with each tensor of state_, in order.
+  enum class Role : char { average, copy, hold };
+  std::vector<Role> roles_;
   // Lists the multi-tensor kernels take: the EMA's floating-point and integer tensors, and
-  // the bound model's tensors in the same order.
+  // the bound model's tensors in the same order (held tensors are in neither).
   std::vector<torch::Tensor> ema_float_, ema_int_;
   std::vector<torch::Tensor> model_float_, model_int_;
   const torch::nn::Module* bound_ = nullptr;

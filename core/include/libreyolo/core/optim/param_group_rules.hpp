@@ -16,6 +16,7 @@
 #include <string_view>
 #include <vector>
 
+#include "libreyolo/core/optim/glob_match.hpp"  // the pattern language
 #include "libreyolo/core/optim/param_groups.hpp"
 
 namespace torch::nn {
@@ -23,12 +24,6 @@ class Module;
 }
 
 namespace libreyolo::core::optim {
-
-// Whether `name` matches the glob `pattern` as a whole: `*` any run of characters (dots and
-// the empty run included), `?` exactly one character, any other character itself (no
-// escapes, no [classes]). No regex and no exponential backtracking: at most
-// O(|pattern| x |name|) steps, linear in the name for a given pattern.
-bool glob_match(std::string_view pattern, std::string_view name);
 
 // The optimizer groups `rules` give `model`'s trainable parameters.
 // - No rules: exactly split_param_groups(model, weight_decay), LibreYOLO's YOLO split.

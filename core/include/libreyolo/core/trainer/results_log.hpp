@@ -29,6 +29,17 @@ struct EpochRecord {
   double best_metric = 0;
 };
 
+// The metric best.pt and patience follow, under LibreYOLO's name (its best_metric_key).
+inline constexpr const char* kBestMetricName = "metrics/mAP50-95";
+
+// train/loss: every family's total loss is the sum of its components (sdk::LossOutput).
+double total_loss(const EpochRecord& record);
+
+// LibreYOLO's DetectionValidator metrics of an evaluation, under its names and in its order
+// (metrics/precision, metrics/recall, metrics/mAP50-95, ...); COCO's -1 (nothing to average)
+// reads as 0, as LibreYOLO reports it.
+std::vector<std::pair<std::string, double>> validation_metrics(const eval::CocoStats& stats);
+
 // The header of results.csv for these loss components and this many optimizer groups.
 std::vector<std::string> results_columns(const std::vector<std::string>& loss_names, std::size_t lr_groups);
 

@@ -57,7 +57,7 @@ struct CheckpointOnDisk {
 struct TrainOutcome {
   RunFolder run;
   int epochs_completed = 0;
-  double best_map50_95 = -1;  // -1: never validated
+  std::optional<double> best_map50_95;  // none: never validated
   bool interrupted = false;   // Ctrl-C: last.pt saved, exit code 130
   bool stopped_early = false; // patience ran out
   std::vector<EpochRecord> epochs;  // what results.csv got, epoch by epoch

@@ -58,7 +58,10 @@ class JsonWriter {
   // `digits` significant digits, an exponent when very large or small: 0.000123, 1.5e+09.
   // Non-finite: null.
   JsonWriter& value_general(double number, int digits = 6);
-  // A double must say how it is written: value(x, decimals) or value_general(x).
+  // The shortest text that reads back as the same double, as Python's json writes floats:
+  // 0.1, 1e-05, 2.5, 3.0. Non-finite: null.
+  JsonWriter& value_exact(double number);
+  // A double must say how it is written: value(x, decimals), value_general(x) or value_exact(x).
   JsonWriter& value(double number) = delete;
   JsonWriter& null();
 
@@ -71,6 +74,7 @@ class JsonWriter {
   JsonWriter& member_general(std::string_view name, double number, int digits = 6) {
     return key(name).value_general(number, digits);
   }
+  JsonWriter& member_exact(std::string_view name, double number) { return key(name).value_exact(number); }
 
  private:
   struct Level {
