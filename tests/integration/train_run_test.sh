@@ -198,6 +198,11 @@ grep -q "resume: workers=1 (the run has 2)" resume.log || { cat resume.log; fail
 "$compare" "$run/weights/last.pt" "$work/runs/part/weights/last.pt" 1e-6 > compare.log 2>&1 ||
   { cat compare.log; fail "resumed weights differ from the straight run"; }
 echo "ok: 1 epoch + resume 1 (workers 2 -> 1) == 2 epochs straight ($(tail -1 compare.log))"
+# The best epoch went through last.pt (LibreYOLO's best_epoch: 1-based, 0 for none) and came
+# back the same: the resumed epoch-2 row names the straight run's best epoch and metric.
+best_cells() { python3 -c 'import csv,sys; r=list(csv.DictReader(open(sys.argv[1])))[-1]; print(r["epoch"], r["is_best"], r["best_epoch"], r["best_metric"])' "$1"; }
+[ "$(best_cells "$work/runs/part/results.csv")" = "$(best_cells "$run/results.csv")" ] ||
+  fail "resumed best epoch $(best_cells "$work/runs/part/results.csv") differs from the straight run's $(best_cells "$run/results.csv")"
 # resume=true without name= continues the project's latest run (part: its last.pt is newest).
 if "$host" train resume=true project=$work/runs epochs=9 > latest.log 2>&1; then cat latest.log; fail "epochs=9 not refused"; fi
 grep -q "cannot resume $work/runs/part with different options: epochs=9" latest.log ||

@@ -18,7 +18,9 @@
 namespace libreyolo::core::trainer {
 namespace {
 
-std::string millions(std::int64_t n) {
+// "1.96M" from a million on (as the model-size line counts), the number itself below it.
+std::string values_text(std::int64_t n) {
+  if (n < 1000000) return std::to_string(n);
   std::ostringstream text;
   text << std::fixed << std::setprecision(2) << static_cast<double>(n) / 1e6 << "M";
   return text.str();
@@ -52,8 +54,8 @@ void log_freezing(const Session& s, const std::vector<sdk::FreezeGroup>& groups,
   std::int64_t trainable = 0;
   for (const auto& p : optim::unique_parameters(*s.model, /*trainable_only=*/true)) trainable += p.numel();
   log::info("freeze=", s.config.freeze, ": ", chosen_groups_text(groups, choice), "; ", s.frozen.tensors,
-            " parameter tensors (", millions(s.frozen.values), " values) frozen, ", s.frozen.norms.size(),
-            " BatchNorm layers keep their statistics; ", millions(trainable), " values still train");
+            " parameter tensors (", values_text(s.frozen.values), " values) frozen, ", s.frozen.norms.size(),
+            " BatchNorm layers keep their statistics; ", values_text(trainable), " values still train");
 }
 
 }  // namespace

@@ -74,6 +74,15 @@ optim::NamedTensors optimizer_buffers(const Session& s, const checkpoint::Optimi
   return buffers;
 }
 
+// The best epoch, 0-based (-1: none), from last.pt's `best_epoch`, which is LibreYOLO's: 1-based,
+// 0 before any validation. Files of earlier host builds held it 0-based with -1 for none; their
+// 0 ("the first epoch") is told from "none" by the metric it comes with (a run never validated
+// has best_metric_value 0), and their -1 is none either way.
+int best_epoch_of(const checkpoint::TrainState& t) {
+  if (t.best_epoch > 0) return static_cast<int>(t.best_epoch) - 1;
+  return t.best_epoch == 0 && t.best_fitness > 0 ? 0 : -1;
+}
+
 }  // namespace
 
 bool save_checkpoint_file(Session& s, const std::filesystem::path& file, int last_finished_epoch) {
@@ -88,7 +97,7 @@ bool save_checkpoint_file(Session& s, const std::filesystem::path& file, int las
   train.epoch = last_finished_epoch;
   train.global_step = s.progress.global_step;
   train.best_fitness = s.progress.best_fitness;
-  train.best_epoch = s.progress.best_epoch;
+  train.best_epoch = s.progress.best_epoch + 1;  // LibreYOLO's: 1-based, 0 before any validation
   train.train_model = checkpoint::state_dict_of(*s.model);
   if (s.ema) {
     train.ema = checkpoint::EmaState{to_state_dict(s.ema->state()), s.ema->updates()};
@@ -147,7 +156,7 @@ void restore_training_state(Session& s, const checkpoint::Checkpoint& saved) {
   s.progress.start_epoch = static_cast<int>(t.epoch) + 1;
   s.progress.global_step = t.global_step;
   s.progress.best_fitness = t.best_fitness;
-  s.progress.best_epoch = static_cast<int>(t.best_epoch);
+  s.progress.best_epoch = best_epoch_of(t);
   s.optimizer->set_lr(optim::learning_rate(s.schedule, s.progress.global_step));
 }
 

@@ -32,12 +32,12 @@ const torch::Tensor& find(const optim::ModelEma& ema, const std::string& name) {
 
 TEST_CASE("ModelEma: decay ramps as decay * (1 - exp(-updates / tau))") {
   Net net;
-  optim::ModelEma ema(net, {0.9998, 2000});
+  optim::ModelEma ema(net, {0.9998, 2000, {}});
   CHECK(ema.decay_at(1) == doctest::Approx(0.9998 * (1 - std::exp(-1.0 / 2000))));
   CHECK(ema.decay_at(2000) == doctest::Approx(0.9998 * (1 - std::exp(-1.0))));
   CHECK(ema.decay_at(1000000) == doctest::Approx(0.9998));
 
-  optim::ModelEma constant(net, {0.99, 0});  // tau <= 0: no ramp
+  optim::ModelEma constant(net, {0.99, 0, {}});  // tau <= 0: no ramp
   CHECK(constant.decay_at(1) == 0.99);
 
   ema.set_decay(0.9);  // D-FINE's restart: constant from now on
@@ -64,7 +64,7 @@ TEST_CASE("ModelEma: state has the model's names; copies do not require grad") {
 
 TEST_CASE("ModelEma: update is ema = d * ema + (1 - d) * model; integer buffers are copied") {
   Net net;
-  optim::ModelEma ema(net, {0.9, 1.0});
+  optim::ModelEma ema(net, {0.9, 1.0, {}});
   const auto before_w = find(ema, "conv.weight").clone();
   const auto before_rm = find(ema, "bn.running_mean").clone();
 
@@ -91,7 +91,7 @@ TEST_CASE("ModelEma: update is ema = d * ema + (1 - d) * model; integer buffers 
 
 TEST_CASE("ModelEma: copy_to loads the EMA weights into another module; load_state resumes") {
   Net net;
-  optim::ModelEma ema(net, {0.5, 0});
+  optim::ModelEma ema(net, {0.5, 0, {}});
   {
     torch::NoGradGuard no_grad;
     net.conv->weight.mul_(3.0);
@@ -104,7 +104,7 @@ TEST_CASE("ModelEma: copy_to loads the EMA weights into another module; load_sta
   CHECK(torch::equal(eval_copy.bn->running_var, find(ema, "bn.running_var")));
 
   Net other;
-  optim::ModelEma resumed(other, {0.5, 0}, /*updates=*/1);
+  optim::ModelEma resumed(other, {0.5, 0, {}}, /*updates=*/1);
   resumed.load_state(ema.state());
   CHECK(resumed.updates() == 1);
   CHECK(torch::equal(find(resumed, "conv.weight"), find(ema, "conv.weight")));
@@ -145,7 +145,7 @@ TEST_CASE("ModelEma: constant tensors (freeze=) are held as made, the others ave
 TEST_CASE("ModelEma: averaging a constant with itself drifts by rounding, which holding avoids") {
   torch::manual_seed(7);
   torch::nn::Linear frozen(64, 64);
-  optim::ModelEma averaged(*frozen, {0.9998, 2000});
+  optim::ModelEma averaged(*frozen, {0.9998, 2000, {}});
   for (int i = 0; i < 50; ++i) averaged.update(*frozen);
   CHECK_FALSE(torch::equal(find(averaged, "weight"), frozen->weight));  // d * x + (1 - d) * x != x in float32
 

@@ -80,7 +80,7 @@ struct TrainState {
   int64_t global_step = 0;  // optimizer steps since the run began
   std::string best_metric_key = "metrics/mAP50-95";
   double best_fitness = 0.0;  // LibreYOLO `best_metric_value`
-  int64_t best_epoch = 0;
+  int64_t best_epoch = 0;  // LibreYOLO's: 1-based, 0 before any validation
   // With EMA on, Checkpoint::model holds the EMA weights (what LibreYOLO does) and
   // train_model the raw weights the optimizer was updating.
   std::optional<EmaState> ema;
