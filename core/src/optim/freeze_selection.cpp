@@ -120,9 +120,10 @@ struct Selection {
 
 [[noreturn]] void nothing_left(const FreezeSpec& spec, const std::vector<sdk::FreezeGroup>& groups,
                                const std::string& model) {
+  const std::size_t most = groups.size() - 1;  // with spec.count, freeze=N of N groups or more
   const std::string fewer = spec.count && groups.size() > 1
-                                ? "freeze at most " + std::to_string(groups.size() - 1) + " groups (freeze=" +
-                                      std::to_string(groups.size() - 1) + ")"
+                                ? "freeze at most " + std::to_string(most) + (most == 1 ? " group" : " groups") +
+                                      " (freeze=" + std::to_string(most) + ")"
                                 : "freeze fewer groups, or name a narrower module";
   throw Error("freeze=" + spec.text + " would leave " + model + " nothing to train",
               "it freezes every parameter that still trains (" + model + "'s freeze groups: " +
