@@ -181,7 +181,7 @@ int run_predict(const Args& args) {
   }
   const auto& o = run.options;
   const auto& saved = *run.weights->checkpoint;
-  for (const auto& warning : saved.warnings) core::log::warn(run.weights->file.string(), ": ", warning);
+  for (const auto& warning : saved.warnings) core::log::warn(warning);  // each names the file
   const auto names = class_names(saved.metadata);
   const OutputChoice out{o.get_bool("save"), o.get_bool("save_txt"), o.get_bool("save_json")};
   // Everything that can be refused is refused before the run folder exists.

@@ -110,7 +110,7 @@ int run_val(const Args& args) {
   const auto device = core::device::choose_device(o.get_text("device"));
   const auto& file = run.weights->file;
   const auto& saved = *run.weights->checkpoint;
-  for (const auto& warning : saved.warnings) core::log::warn(file.string(), ": ", warning);
+  for (const auto& warning : saved.warnings) core::log::warn(warning);  // each names the file
   // Weights saved at one input size evaluate at another only if the user asks (imgsz=).
   const int imgsz = o.at("imgsz").source == core::config::OptionSource::command_line ? static_cast<int>(o.get_int("imgsz"))
                                                                                      : static_cast<int>(saved.metadata.imgsz);

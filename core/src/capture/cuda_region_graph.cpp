@@ -2,6 +2,7 @@
 // PyTorch's make_graphed_callables does, for one input shape.
 #include <ATen/autocast_mode.h>
 #include <ATen/cuda/CUDAEvent.h>
+#include <ATen/cuda/CUDAGeneratorImpl.h>
 #include <ATen/cuda/CUDAGraph.h>
 #include <c10/cuda/CUDACachingAllocator.h>
 #include <c10/cuda/CUDAGuard.h>
@@ -11,7 +12,9 @@
 #include <torch/csrc/autograd/custom_function.h>
 #include <torch/cuda.h>
 #include <torch/torch.h>
+#include <torch/version.h>
 
+#include <mutex>
 #include <stdexcept>
 
 #include "libreyolo/core/capture/region_graph.hpp"
@@ -58,9 +61,36 @@ class AutocastCacheOff {
 // making CUDA calls (event waits, uploads) while the main thread records.
 using PoolId = decltype(at::cuda::graph_pool_handle());
 
+// The device's default random generator as it was before a capture. A capture that fails ends
+// without PyTorch's generator epilogue (CUDAGraph::capture_end throws before it), which leaves
+// the generator believing it is still capturing: the next random kernel outside any graph (a
+// dropout after the fall-back to eager) then throws "Offset increment outside graph capture
+// encountered unexpectedly". Putting a copy taken before capture_begin back repairs that; its
+// offsets are the right ones, since a capture only counts offsets inside the graph. (Graphs
+// recorded earlier keep advancing the state object they were recorded with; random kernels
+// inside them and eager ones then count offsets apart. No family draws random numbers inside its
+// captured region by default, so this is noted rather than solved.)
+class GeneratorBeforeCapture {
+ public:
+  GeneratorBeforeCapture() : generator_(at::cuda::detail::getDefaultCUDAGenerator()) {
+    const std::lock_guard<std::mutex> lock(generator_.mutex());
+    copy_ = generator_.clone();
+  }
+  void restore() {
+#if TORCH_VERSION_MAJOR > 2 || (TORCH_VERSION_MAJOR == 2 && TORCH_VERSION_MINOR >= 4)
+    const std::lock_guard<std::mutex> lock(generator_.mutex());
+    generator_.graphsafe_set_state(copy_);
+#endif
+  }
+
+ private:
+  at::Generator generator_, copy_;
+};
+
 template <class Work>
 void record_on(at::cuda::CUDAGraph& graph, const c10::cuda::CUDAStream& stream, PoolId pool, Work&& work) {
   c10::cuda::CUDAStreamGuard guard(stream);
+  GeneratorBeforeCapture generator;
   graph.capture_begin(pool, cudaStreamCaptureModeThreadLocal);
   try {
     work();
@@ -71,9 +101,16 @@ void record_on(at::cuda::CUDAGraph& graph, const c10::cuda::CUDAStream& stream, 
     } catch (...) {
     }
     (void)cudaGetLastError();
+    generator.restore();
     throw;
   }
-  graph.capture_end();
+  try {
+    graph.capture_end();
+  } catch (...) {
+    (void)cudaGetLastError();
+    generator.restore();
+    throw;
+  }
 }
 
 class CudaRegionGraph : public RegionGraph {

@@ -114,7 +114,7 @@ void log_precision(const amp::PrecisionPlan& plan) {
 void load_start_weights(sdk::Detector& model, const StartWeights& weights, int num_classes) {
   const auto& file = weights.file;
   const auto& loaded = *weights.checkpoint;
-  for (const auto& warning : loaded.warnings) log::warn(file.string(), ": ", warning);
+  for (const auto& warning : loaded.warnings) log::warn(warning);  // each names the file
   const bool same_classes = loaded.metadata.nc == num_classes;
   const auto report = checkpoint::load_state_dict_into(model, loaded.model, same_classes, file.string());
   if (!same_classes) {

@@ -172,4 +172,7 @@ TEST_CASE("CUDA graph: a region that cannot be captured degrades to eager and tr
   CHECK(manager.counters().eager == 3);
   // The device is still usable for ordinary work after the failed capture.
   CHECK(torch::ones({4}, kCuda).sum().item<double>() == 4.0);
+  // And for random kernels (a dropout in the eager fall-back): the failed capture must not leave
+  // the default generator in its capturing state.
+  CHECK_NOTHROW(torch::dropout(torch::ones({64}, kCuda), 0.5, true).sum().item<double>());
 }

@@ -120,8 +120,10 @@ struct Sampled {
 Sampled sampled(const Inputs& in, sdk::FusedKernels policy, torch::Device device, torch::Dtype dtype,
                 const torch::Tensor& upstream) {
   const PolicyGuard guard(policy);
-  auto value = in.value.to(device, dtype).requires_grad_(), locations = in.locations.to(device, dtype).requires_grad_(),
-       weights = in.weights.to(device, dtype).requires_grad_();
+  // Fresh leaves each call: to() returns the tensor itself when nothing changes, and a first call
+  // that made in.value a leaf needing gradients would leave the second call's copies non-leaves.
+  const auto leaf = [&](const torch::Tensor& t) { return t.detach().to(device, dtype, false, true).requires_grad_(); };
+  auto value = leaf(in.value), locations = leaf(in.locations), weights = leaf(in.weights);
   const auto out = detr::deformable_sampling(value, in.shapes, in.points, locations, weights);
   out.backward(upstream.to(device, out.scalar_type()));
   return {out.detach().cpu().to(torch::kFloat64), value.grad().cpu().to(torch::kFloat64),
