@@ -135,3 +135,25 @@ TEST_CASE("yolo9 criterion: hand-checked values on a crafted single-level predic
   CHECK(value(out, "dfl") == doctest::Approx(1.5 * 0.627741).epsilon(1e-4));
   CHECK(value(out, "cls") == doctest::Approx(0.5 * 16 * std::log(2.0)).epsilon(1e-4));
 }
+
+// Whole-step capture (issue #21) replays one graph for every batch, so the targets must have one
+// shape: padded to a fixed capacity instead of the batch's largest count. The criterion must not
+// notice the extra all-zero rows beyond counts[b].
+TEST_CASE("yolo9 criterion: targets padded to a larger capacity give the same loss and gradients") {
+  auto criterion = libreyolo::families::yolo9::make_yolo9_criterion(kClasses, kRegMax, {8, 16, 32});
+  const auto images = torch::zeros({3, 3, 64, 64});
+  const auto tight = some_targets();
+  auto wide = tight;
+  wide.boxes = torch::constant_pad_nd(tight.boxes, {0, 0, 0, 13});  // [3, 2, 5] -> [3, 15, 5]
+  REQUIRE(wide.max_boxes() == 15);
+  auto a = random_outputs(3, 5), b = random_outputs(3, 5);
+  const auto out_a = (*criterion)(a, tight, images), out_b = (*criterion)(b, wide, images);
+  CHECK(out_b.total.item<float>() == doctest::Approx(out_a.total.item<float>()).epsilon(1e-6));
+  for (const char* name : {"box", "cls", "dfl"})
+    CHECK(value(out_b, name) == doctest::Approx(value(out_a, name)).epsilon(1e-6));
+  out_a.total.backward();
+  out_b.total.backward();
+  for (size_t level = 0; level < a.size(); ++level)
+    CHECK(torch::allclose(a[level].grad(), b[level].grad(), 1e-5, 1e-7));
+  MESSAGE("bitwise equal: ", torch::equal(out_a.total, out_b.total));
+}

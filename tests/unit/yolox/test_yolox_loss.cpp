@@ -255,3 +255,30 @@ TEST_CASE("yolox criterion: rejects outputs of the wrong layout") {
   wrong.pop_back();
   CHECK_THROWS((*criterion)(wrong, targets, torch::zeros({1, 3, 64, 64})));
 }
+
+// Whole-step capture (issue #21) needs targets of one shape for every batch: padded to a fixed
+// capacity. Rows beyond counts[b] are padding and must change nothing.
+TEST_CASE("yolox criterion: targets padded to a larger capacity give the same loss and gradients") {
+  torch::manual_seed(4);
+  const int64_t nc = 4;
+  std::vector<torch::Tensor> a, b;
+  for (const int64_t side : {8, 4, 2}) {
+    a.push_back((torch::randn({3, 5 + nc, side, side}) * 0.5).requires_grad_(true));
+    b.push_back(a.back().detach().clone().requires_grad_(true));
+  }
+  const auto tight = sdk::pad_targets({fixture::box_rows({0.f, 20, 20, 24, 16, 3.f, 40, 44, 30, 36}),
+                                       torch::zeros({0, 5}), fixture::box_rows({1.f, 32, 32, 60, 56})},
+                                      torch::kCPU);
+  auto wide = tight;
+  wide.boxes = torch::constant_pad_nd(tight.boxes, {0, 0, 0, 13});
+  REQUIRE(wide.max_boxes() == 15);
+  const auto criterion = make_yolox_criterion(nc, l1_switch(true));
+  const auto out_a = (*criterion)(a, tight, torch::zeros({3, 3, 64, 64}));
+  const auto out_b = (*criterion)(b, wide, torch::zeros({3, 3, 64, 64}));
+  const auto va = components(out_a), vb = components(out_b);
+  for (const char* name : {"total", "iou", "obj", "cls", "l1"}) CHECK(vb.at(name) == doctest::Approx(va.at(name)).epsilon(1e-6));
+  out_a.total.backward();
+  out_b.total.backward();
+  for (size_t level = 0; level < a.size(); ++level) CHECK(torch::allclose(a[level].grad(), b[level].grad(), 1e-5, 1e-7));
+  MESSAGE("bitwise equal: ", torch::equal(out_a.total, out_b.total));
+}
