@@ -6,6 +6,7 @@
 #include <sstream>
 
 #include "libreyolo/core/checkpoint/atomic_file.hpp"
+#include "libreyolo/core/util/csv_line.hpp"
 #include "libreyolo/core/util/json_writer.hpp"
 
 namespace libreyolo::core::trainer {
@@ -109,15 +110,6 @@ void write_results(JsonWriter& json, const RunSummary& s) {
   json.end_object();
 }
 
-std::vector<std::string> split_csv_line(const std::string& line) {
-  std::vector<std::string> cells;
-  std::stringstream in(line);
-  std::string cell;
-  while (std::getline(in, cell, ',')) cells.push_back(cell);
-  if (!line.empty() && line.back() == ',') cells.emplace_back();
-  return cells;
-}
-
 std::optional<long> whole_number(const std::string& text) {
   if (text.empty()) return std::nullopt;
   char* end = nullptr;
@@ -165,10 +157,10 @@ LoggedResults LoggedResults::read(const std::filesystem::path& results_csv) {
   std::ifstream in(results_csv);
   std::string line;
   if (!std::getline(in, line)) return logged;
-  logged.columns_ = split_csv_line(line);
+  logged.columns_ = util::split_csv_line(line);
   const auto epoch_column = std::find(logged.columns_.begin(), logged.columns_.end(), "epoch") - logged.columns_.begin();
   while (std::getline(in, line)) {
-    auto cells = split_csv_line(line);
+    auto cells = util::split_csv_line(line);
     if (static_cast<std::size_t>(epoch_column) >= cells.size()) continue;
     const auto epoch = whole_number(cells[static_cast<std::size_t>(epoch_column)]);
     if (!epoch) continue;

@@ -1,12 +1,12 @@
 #include <cmath>
 #include <fstream>
 #include <limits>
-#include <sstream>
 
 #include "libreyolo/core/draw/image_encode.hpp"
 #include "libreyolo/core/draw/line_chart.hpp"
 #include "libreyolo/core/error.hpp"
 #include "libreyolo/core/trainer/run_plots.hpp"
+#include "libreyolo/core/util/csv_line.hpp"
 
 namespace libreyolo::core::trainer {
 namespace {
@@ -15,15 +15,6 @@ struct Table {
   std::vector<std::string> columns;
   std::vector<std::vector<double>> values;  // per column; NaN where a row left it empty
 };
-
-std::vector<std::string> split_csv_line(const std::string& line) {
-  std::vector<std::string> cells;
-  std::stringstream in(line);
-  std::string cell;
-  while (std::getline(in, cell, ',')) cells.push_back(cell);
-  if (!line.empty() && line.back() == ',') cells.emplace_back();
-  return cells;
-}
 
 double number_or_nan(const std::string& text) {
   if (text.empty()) return std::numeric_limits<double>::quiet_NaN();
@@ -41,10 +32,10 @@ Table read_table(const std::filesystem::path& csv) {
     throw Error("cannot plot " + csv.string(), "the file is missing or empty", "let the run write a first epoch");
   }
   Table table;
-  table.columns = split_csv_line(line);
+  table.columns = util::split_csv_line(line);
   table.values.resize(table.columns.size());
   while (std::getline(in, line)) {
-    const auto cells = split_csv_line(line);
+    const auto cells = util::split_csv_line(line);
     for (std::size_t c = 0; c < table.columns.size(); ++c) {
       table.values[c].push_back(c < cells.size() ? number_or_nan(cells[c]) : std::numeric_limits<double>::quiet_NaN());
     }
