@@ -1,5 +1,6 @@
 #include "blocks.hpp"
 
+#include <libreyolo/sdk/batch_norm_silu.hpp>
 #include <torch/torch.h>
 
 namespace libreyolo::families::yolo9 {
@@ -20,8 +21,8 @@ ConvImpl::ConvImpl(int64_t in_channels, int64_t out_channels, int64_t kernel_siz
 }
 
 torch::Tensor ConvImpl::forward(const torch::Tensor& x) {
-  auto y = bn->forward(conv->forward(x));
-  return activation_ ? torch::silu(y) : y;
+  // batch_norm_silu is silu(bn(x)) exactly unless fused_kernels=auto picks the fused kernel.
+  return activation_ ? sdk::batch_norm_silu(bn, conv->forward(x)) : bn->forward(conv->forward(x));
 }
 
 RepConvNImpl::RepConvNImpl(int64_t in_channels, int64_t out_channels, int64_t stride, int64_t groups) {

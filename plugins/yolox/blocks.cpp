@@ -1,5 +1,6 @@
 #include "blocks.hpp"
 
+#include <libreyolo/sdk/batch_norm_silu.hpp>
 #include <torch/torch.h>
 
 namespace libreyolo::families::yolox {
@@ -14,7 +15,10 @@ BaseConv::BaseConv(int64_t in_channels, int64_t out_channels, int64_t kernel_siz
                                  torch::nn::BatchNorm2dOptions(out_channels).eps(kBatchNormEps).momentum(kBatchNormMomentum)));
 }
 
-torch::Tensor BaseConv::forward(const torch::Tensor& x) { return torch::silu(bn->forward(conv->forward(x))); }
+// batch_norm_silu is silu(bn(x)) exactly unless fused_kernels=auto picks the fused kernel.
+torch::Tensor BaseConv::forward(const torch::Tensor& x) {
+  return sdk::batch_norm_silu(bn, conv->forward(x));
+}
 
 DWConv::DWConv(int64_t in_channels, int64_t out_channels, int64_t kernel_size, int64_t stride) {
   dconv = register_module("dconv", std::make_shared<BaseConv>(in_channels, in_channels, kernel_size, stride, in_channels));

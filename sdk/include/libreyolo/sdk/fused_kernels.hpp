@@ -1,6 +1,7 @@
 #pragma once
 // Whether the SDK's hand-written fused CUDA kernels replace their composed PyTorch versions
-// (today one: deformable attention's sampling, detr/ms_deform_attn.hpp). A process-wide policy
+// (deformable attention's sampling, detr/ms_deform_attn.hpp; BatchNorm + SiLU,
+// batch_norm_silu.hpp). A process-wide policy
 // that the host sets from the `fused_kernels` option before it builds a model; families never
 // choose it. Off by default: a fused kernel becomes the default only once it is measured faster
 // and equal within tolerance on the GPU (docs/fused-kernels.md).

@@ -3,6 +3,7 @@
 
 #include "libreyolo/sdk/augmentation.hpp"
 #include "libreyolo/sdk/batch_norm.hpp"
+#include "libreyolo/sdk/batch_norm_silu.hpp"
 #include "libreyolo/sdk/compat.hpp"
 #include "libreyolo/sdk/criterion.hpp"
 #include "libreyolo/sdk/detector.hpp"

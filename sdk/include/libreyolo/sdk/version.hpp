@@ -17,6 +17,8 @@
 //        FamilyInfo::eval_resize (RT-DETR).
 // ABI 7: Policy::amp_off_reason (D-FINE: why float16 stays off); detr/fdr.hpp.
 // ABI 8: Recipe::freeze_groups (freeze_groups.hpp): the groups LibreYOLO's freeze=N counts.
+// ABI 9: sdk::batch_norm_silu (batch_norm_silu.hpp), the composed-or-fused BatchNorm + SiLU
+//        the YOLO blocks call: a plugin using it needs an SDK that has it.
 
 #define LIBREYOLO_SDK_VERSION "0.1.0"
-#define LIBREYOLO_SDK_ABI_VERSION 8
+#define LIBREYOLO_SDK_ABI_VERSION 9

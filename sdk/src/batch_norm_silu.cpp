@@ -1,0 +1,97 @@
+// batch_norm_silu: the composed BatchNorm + SiLU, and the choice of the fused kernel
+// (batch_norm_silu_fused.hpp) under the fused_kernels policy.
+#include "libreyolo/sdk/batch_norm_silu.hpp"
+
+#include <torch/torch.h>
+
+#include <mutex>
+#include <sstream>
+
+#include "batch_norm_silu_fused.hpp"
+#include "libreyolo/sdk/fused_kernels.hpp"
+#include "libreyolo/sdk/log.hpp"
+
+namespace libreyolo::sdk {
+namespace {
+
+// What the module must be: the kernel implements BatchNorm's training forward with an
+// exponential running average, affine, on one process's batch.
+std::string module_refusal(const BatchNorm2dImpl& bn) {
+  if (!bn.is_training()) return "the BatchNorm is in evaluation mode (it normalises with running statistics)";
+  if (!bn.options.track_running_stats()) return "the BatchNorm does not track running statistics";
+  if (!bn.options.affine()) return "the BatchNorm has no weight and bias (affine=false)";
+  if (!bn.options.momentum()) return "the BatchNorm's momentum is None (a cumulative running average)";
+  if (bn.synchronized()) return "the BatchNorm is synchronised across GPUs (sync_bn)";
+  for (const auto* t : {&bn.weight, &bn.bias, &bn.running_mean, &bn.running_var})
+    if (!t->defined() || t->scalar_type() != torch::kFloat32 || !t->is_contiguous())
+      return "the BatchNorm's weight, bias or running statistics are not contiguous float32";
+  return "";
+}
+
+std::string tensor_name(const torch::Tensor& x) {
+  std::ostringstream out;
+  out << x.dim() << "-D " << x.scalar_type();
+  return out.str();
+}
+
+// What x must be: [N, C, H, W] float16 or float32, dense in one of the two layouts the kernels
+// index, more than one value per channel (BatchNorm's own training refusal).
+std::string input_refusal(const BatchNorm2dImpl& bn, const torch::Tensor& x) {
+  const bool float_type = x.scalar_type() == torch::kFloat32 || x.scalar_type() == torch::kFloat16;
+  if (x.dim() != 4 || !float_type) return "x is " + tensor_name(x) + "; the kernel takes 4-D float16 or float32";
+  if (x.size(1) != bn.options.num_features()) return "x's channels are not the BatchNorm's";
+  if (x.size(1) > 65535) return "x has more than 65535 channels";
+  if (!x.is_contiguous() && !x.is_contiguous(torch::MemoryFormat::ChannelsLast))
+    return "x is neither contiguous NCHW nor channels-last";
+  if (x.numel() / x.size(1) < 2) return "x has one value per channel";
+  return "";
+}
+
+// Where: the build must have the kernels and every tensor must be on x's CUDA device.
+std::string device_refusal(const BatchNorm2dImpl& bn, const torch::Tensor& x) {
+  if (auto unavailable = fused_batch_norm_silu_unavailable(); !unavailable.empty()) return unavailable;
+  if (!x.is_cuda()) return "x is not on a CUDA device";
+  for (const auto* t : {&bn.weight, &bn.bias, &bn.running_mean, &bn.running_var})
+    if (t->device() != x.device()) return "the BatchNorm's tensors are not on x's device";
+  return "";
+}
+
+// The fused_kernels policy and the inputs decide. The first decision in training mode is logged
+// once: evaluation always composes (and a model may evaluate before it trains), so logging the
+// first decision of any kind could hide the one that matters.
+bool fused_chosen(const BatchNorm2dImpl& bn, const torch::Tensor& x) {
+  if (fused_kernels() == FusedKernels::off) return false;
+  const auto refusal = batch_norm_silu_refusal(bn, x);
+  if (bn.is_training()) {
+    static std::once_flag once;
+    std::call_once(once, [&] {
+      if (refusal.empty())
+        log::info("fused_kernels: BatchNorm + SiLU runs the fused CUDA kernel");
+      else
+        log::info("fused_kernels: BatchNorm + SiLU runs composed PyTorch ops (", refusal, ")");
+    });
+  }
+  return refusal.empty();
+}
+
+// BatchNorm's training forward, fused: the step count moves as the module's own forward moves it.
+torch::Tensor fused_forward(BatchNorm2dImpl& bn, const torch::Tensor& x) {
+  if (bn.num_batches_tracked.defined()) bn.num_batches_tracked += 1;
+  return fused_batch_norm_silu(x, bn.weight, bn.bias, bn.running_mean, bn.running_var, *bn.options.momentum(),
+                               bn.options.eps());
+}
+
+}  // namespace
+
+std::string batch_norm_silu_refusal(const BatchNorm2dImpl& bn, const torch::Tensor& x) {
+  if (auto why = module_refusal(bn); !why.empty()) return why;
+  if (auto why = input_refusal(bn, x); !why.empty()) return why;
+  return device_refusal(bn, x);
+}
+
+torch::Tensor batch_norm_silu(BatchNorm2d& bn, const torch::Tensor& x) {
+  if (fused_chosen(*bn, x)) return fused_forward(*bn, x);
+  return torch::silu(bn->forward(x));
+}
+
+}  // namespace libreyolo::sdk

@@ -1,0 +1,16 @@
+// A build without CUDA kernels (the CPU build): the fused BatchNorm + SiLU is never taken.
+#include <stdexcept>
+
+#include "batch_norm_silu_fused.hpp"
+
+namespace libreyolo::sdk {
+
+std::string fused_batch_norm_silu_unavailable() { return "this build has no fused CUDA kernels"; }
+
+torch::Tensor fused_batch_norm_silu(const torch::Tensor&, const torch::Tensor&, const torch::Tensor&,
+                                    const torch::Tensor&, const torch::Tensor&, double, double) {
+  throw std::logic_error(
+      "fused_batch_norm_silu: this build has no fused CUDA kernels (ask batch_norm_silu_refusal first)");
+}
+
+}  // namespace libreyolo::sdk

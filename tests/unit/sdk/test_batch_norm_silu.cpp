@@ -1,0 +1,249 @@
+// sdk::batch_norm_silu (batch_norm_silu.hpp): the composed path is torch::silu(bn->forward(x))
+// bit for bit (output, running statistics, step count, gradients), fused_kernels=auto falls back
+// to it bit for bit on the CPU, the refusal names why; and on a CUDA machine the fused kernel
+// against the composed ops in float64 (float32 within 1e-5 of each tensor's largest magnitude,
+// float16 outputs within 2e-3), channels-last and NCHW, and the same bits run after run.
+#include "../torch_doctest.hpp"
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "libreyolo/sdk/batch_norm.hpp"
+#include "libreyolo/sdk/batch_norm_silu.hpp"
+#include "libreyolo/sdk/fused_kernels.hpp"
+
+namespace sdk = libreyolo::sdk;
+
+namespace {
+
+struct PolicyGuard {  // the policy is process-wide: leave it as found
+  sdk::FusedKernels before = sdk::fused_kernels();
+  explicit PolicyGuard(sdk::FusedKernels policy) { sdk::set_fused_kernels(policy); }
+  ~PolicyGuard() { sdk::set_fused_kernels(before); }
+};
+
+// The YOLO blocks' BatchNorm (eps 1e-3, momentum 0.03) with weight, bias and running statistics
+// away from their initial values, so that every one of them shows in the result.
+sdk::BatchNorm2d layer(int64_t channels) {
+  sdk::BatchNorm2d bn(torch::nn::BatchNorm2dOptions(channels).eps(1e-3).momentum(0.03));
+  torch::NoGradGuard no_grad;
+  bn->weight.copy_(torch::rand({channels}) + 0.5);
+  bn->bias.copy_(torch::randn({channels}));
+  bn->running_mean.copy_(torch::randn({channels}));
+  bn->running_var.copy_(torch::rand({channels}) + 0.5);
+  return bn;
+}
+
+sdk::BatchNorm2d copy_of(const sdk::BatchNorm2d& bn, torch::Device device, torch::Dtype dtype) {
+  auto copy = sdk::BatchNorm2d(std::dynamic_pointer_cast<sdk::BatchNorm2dImpl>(bn->clone(device)));
+  copy->to(dtype);
+  return copy;
+}
+
+// A mean far from zero against the deviation: a plain float32 sum of squares would cancel.
+torch::Tensor input(const std::vector<int64_t>& shape) { return torch::randn(shape) * 1.5 + 4.0; }
+
+struct Result {
+  torch::Tensor y, grad_x, grad_weight, grad_bias, running_mean, running_var, steps;
+};
+
+// One training forward and backward through `f`, x a fresh leaf.
+template <class F>
+Result step(sdk::BatchNorm2d& bn, const torch::Tensor& x_in, const torch::Tensor& upstream, F f) {
+  auto x = x_in.detach().clone().requires_grad_();
+  bn->zero_grad();
+  const auto y = f(bn, x);
+  y.backward(upstream);
+  return {y.detach(), x.grad(), bn->weight.grad(), bn->bias.grad(), bn->running_mean.clone(),
+          bn->running_var.clone(), bn->num_batches_tracked.clone()};
+}
+
+torch::Tensor by_hand(sdk::BatchNorm2d& bn, const torch::Tensor& x) { return torch::silu(bn->forward(x)); }
+torch::Tensor through_sdk(sdk::BatchNorm2d& bn, const torch::Tensor& x) { return sdk::batch_norm_silu(bn, x); }
+
+void check_identical(const Result& a, const Result& b) {
+  CHECK(torch::equal(a.y, b.y));
+  CHECK(torch::equal(a.grad_x, b.grad_x));
+  CHECK(torch::equal(a.grad_weight, b.grad_weight));
+  CHECK(torch::equal(a.grad_bias, b.grad_bias));
+  CHECK(torch::equal(a.running_mean, b.running_mean));
+  CHECK(torch::equal(a.running_var, b.running_var));
+  CHECK(torch::equal(a.steps, b.steps));
+}
+
+}  // namespace
+
+TEST_CASE("batch_norm_silu with fused_kernels=off is silu(bn(x)) bit for bit, running statistics too") {
+  torch::manual_seed(7);
+  const auto bn = layer(5);
+  const auto x = input({3, 5, 6, 7});
+  const auto upstream = torch::randn({3, 5, 6, 7});
+  const PolicyGuard off(sdk::FusedKernels::off);
+  for (const bool channels_last : {false, true}) {
+    const auto xi = channels_last ? x.contiguous(torch::MemoryFormat::ChannelsLast) : x;
+    auto mine = copy_of(bn, torch::kCPU, torch::kFloat32), theirs = copy_of(bn, torch::kCPU, torch::kFloat32);
+    const auto want = step(theirs, xi, upstream, by_hand);
+    const auto got = step(mine, xi, upstream, through_sdk);
+    check_identical(got, want);
+    CHECK(got.steps.item<int64_t>() == 1);
+  }
+}
+
+TEST_CASE("batch_norm_silu in evaluation mode uses the running statistics as bn does") {
+  torch::manual_seed(8);
+  auto bn = layer(4);
+  bn->eval();
+  const auto x = input({2, 4, 3, 3});
+  const PolicyGuard on(sdk::FusedKernels::when_built);
+  torch::NoGradGuard no_grad;
+  CHECK(torch::equal(sdk::batch_norm_silu(bn, x), torch::silu(bn->forward(x))));
+}
+
+TEST_CASE("batch_norm_silu with fused_kernels=auto falls back to the composed ops on the CPU, bit for bit") {
+  torch::manual_seed(9);
+  const auto bn = layer(6);
+  const auto x = input({2, 6, 5, 4});
+  const auto upstream = torch::randn({2, 6, 5, 4});
+  for (const bool channels_last : {false, true}) {
+    const auto xi = channels_last ? x.contiguous(torch::MemoryFormat::ChannelsLast) : x;
+    auto off_layer = copy_of(bn, torch::kCPU, torch::kFloat32), auto_layer = copy_of(bn, torch::kCPU, torch::kFloat32);
+    Result off, chosen;
+    {
+      const PolicyGuard guard(sdk::FusedKernels::off);
+      off = step(off_layer, xi, upstream, through_sdk);
+    }
+    {
+      const PolicyGuard guard(sdk::FusedKernels::when_built);
+      chosen = step(auto_layer, xi, upstream, through_sdk);
+    }
+    check_identical(chosen, off);
+  }
+}
+
+namespace {
+
+struct NoSynchronizer : sdk::BatchNormSynchronizer {  // never called: only makes the layer synchronised
+  torch::Tensor forward(torch::nn::BatchNorm2dImpl&, const torch::Tensor& input) override { return input; }
+};
+
+void expect(const std::string& refusal, const std::string& part) {
+  const auto message = "refusal: " + refusal;
+  CHECK_MESSAGE(refusal.find(part) != std::string::npos, message);
+}
+
+}  // namespace
+
+TEST_CASE("batch_norm_silu_refusal names what the fused kernel does not take") {
+  const auto x = torch::randn({2, 4, 3, 3});
+  const auto refusal = [&](const torch::nn::BatchNorm2dOptions& options, const torch::Tensor& in) {
+    sdk::BatchNorm2d bn(options);
+    return sdk::batch_norm_silu_refusal(*bn, in);
+  };
+  const auto options = torch::nn::BatchNorm2dOptions(4).momentum(0.03);
+  expect(refusal(torch::nn::BatchNorm2dOptions(4).track_running_stats(false), x), "running statistics");
+  expect(refusal(torch::nn::BatchNorm2dOptions(4).affine(false), x), "affine=false");
+  expect(refusal(torch::nn::BatchNorm2dOptions(4).momentum(c10::nullopt), x), "momentum is None");
+  expect(refusal(options, x.to(torch::kFloat64)), "4-D float16 or float32");
+  expect(refusal(options, x.flatten(2)), "4-D float16 or float32");
+  expect(refusal(options, x.transpose(2, 3)), "neither contiguous NCHW nor channels-last");
+  expect(refusal(options, torch::randn({1, 4, 1, 1})), "one value per channel");
+  expect(refusal(torch::nn::BatchNorm2dOptions(5).momentum(0.03), torch::randn({2, 5, 3, 3}).narrow(1, 0, 4)),
+             "channels are not the BatchNorm's");
+  {
+    sdk::BatchNorm2d bn(options);
+    bn->eval();
+    expect(sdk::batch_norm_silu_refusal(*bn, x), "evaluation mode");
+    bn->train();
+    bn->set_synchronizer(std::make_shared<NoSynchronizer>());
+    expect(sdk::batch_norm_silu_refusal(*bn, x), "synchronised across GPUs");
+    bn->set_synchronizer(nullptr);
+    bn->to(torch::kFloat64);
+    expect(sdk::batch_norm_silu_refusal(*bn, x), "not contiguous float32");
+  }
+  // Everything else suits: what is left is where it runs.
+  const auto left = refusal(options, x);
+  if (sdk::fused_kernels_built())
+    CHECK(left == "x is not on a CUDA device");
+  else
+    CHECK(left == "this build has no fused CUDA kernels");
+  CHECK(refusal(options, x.contiguous(torch::MemoryFormat::ChannelsLast)) == left);
+  CHECK(refusal(options, x.to(torch::kFloat16)) == left);
+}
+
+// ---- On a CUDA machine: the fused kernel against the composed ops ----
+
+namespace {
+
+bool fused_runnable() { return torch::cuda::is_available() && sdk::fused_kernels_built(); }
+
+// Largest difference relative to the reference's largest magnitude (1 where that is below 1).
+double relative(const torch::Tensor& got, const torch::Tensor& want) {
+  const auto g = got.cpu().to(torch::kFloat64), w = want.cpu().to(torch::kFloat64);
+  return (g - w).abs().max().item<double>() / std::max(1.0, w.abs().max().item<double>());
+}
+
+struct Tolerance {
+  double out, grad_x, grad_affine, running;
+};
+
+// The fused kernel on CUDA (x in dtype, in the layout asked) against the composed ops in float64
+// on the same values; then the same fused step again, which must give the same bits.
+void check_fused(const std::vector<int64_t>& shape, torch::Dtype dtype, bool channels_last, const Tolerance& tol) {
+  INFO("shape ", torch::IntArrayRef(shape), ", ", dtype, channels_last ? ", channels-last" : ", NCHW");
+  const auto bn = layer(shape[1]);
+  const auto x = input(shape).to(dtype);  // the reference gets the same (rounded) values
+  const auto upstream = torch::randn(shape).to(dtype);
+  Result want, got, again;
+  {
+    const PolicyGuard off(sdk::FusedKernels::off);
+    auto reference = copy_of(bn, torch::kCUDA, torch::kFloat64);
+    want = step(reference, x.to(torch::kCUDA, torch::kFloat64), upstream.to(torch::kCUDA, torch::kFloat64), by_hand);
+  }
+  const auto format = channels_last ? torch::MemoryFormat::ChannelsLast : torch::MemoryFormat::Contiguous;
+  const auto x_cuda = x.to(torch::kCUDA).contiguous(format);
+  const PolicyGuard on(sdk::FusedKernels::when_built);
+  auto fused = copy_of(bn, torch::kCUDA, torch::kFloat32), repeat = copy_of(bn, torch::kCUDA, torch::kFloat32);
+  REQUIRE(sdk::batch_norm_silu_refusal(*fused, x_cuda).empty());
+  got = step(fused, x_cuda, upstream.to(torch::kCUDA), through_sdk);
+  again = step(repeat, x_cuda, upstream.to(torch::kCUDA), through_sdk);
+  CHECK((got.y.scalar_type() == dtype));
+  CHECK(got.y.is_contiguous(format));
+  CHECK(relative(got.y, want.y) < tol.out);
+  CHECK(relative(got.grad_x, want.grad_x) < tol.grad_x);
+  CHECK(relative(got.grad_weight, want.grad_weight) < tol.grad_affine);
+  CHECK(relative(got.grad_bias, want.grad_bias) < tol.grad_affine);
+  CHECK(relative(got.running_mean, want.running_mean) < tol.running);
+  CHECK(relative(got.running_var, want.running_var) < tol.running);
+  CHECK(torch::equal(got.steps.cpu(), want.steps.cpu()));
+  check_identical(again, got);  // no atomics: the same bits every run
+}
+
+// Small and odd sizes: C below, at and above 32 and above a 256-channel tile, planes of 1 x 2 up.
+const std::vector<std::vector<int64_t>> kShapes = {
+    {2, 5, 3, 7}, {4, 32, 8, 8}, {3, 48, 9, 11}, {2, 96, 5, 5}, {2, 300, 4, 3}, {1, 3, 1, 2}, {16, 16, 20, 20}};
+
+}  // namespace
+
+TEST_CASE("the fused BatchNorm + SiLU equals the composed ops in float32 within 1e-5") {
+  if (!fused_runnable()) {
+    MESSAGE("skipped: needs a CUDA device and a build with the fused kernels");
+    return;
+  }
+  torch::manual_seed(21);
+  for (const auto& shape : kShapes)
+    for (const bool channels_last : {true, false})
+      check_fused(shape, torch::kFloat32, channels_last, {1e-5, 1e-5, 1e-5, 1e-5});
+}
+
+TEST_CASE("the fused BatchNorm + SiLU equals the composed ops in float16 within 2e-3") {
+  if (!fused_runnable()) {
+    MESSAGE("skipped: needs a CUDA device and a build with the fused kernels");
+    return;
+  }
+  torch::manual_seed(22);
+  // Outputs and grad_x are rounded to float16 once; statistics and sums stay float32.
+  for (const auto& shape : kShapes)
+    for (const bool channels_last : {true, false})
+      check_fused(shape, torch::kFloat16, channels_last, {2e-3, 2e-3, 1e-4, 1e-5});
+}
