@@ -11,13 +11,16 @@
 #include <libreyolo/sdk/batch_norm_silu.hpp>
 #include <libreyolo/sdk/fused_kernels.hpp>
 
-#include <chrono>
 #include <iomanip>
 #include <iostream>
 #include <memory>
 #include <vector>
 
+#include "gpu_check_common.hpp"
+
 namespace sdk = libreyolo::sdk;
+
+namespace tools = libreyolo::tools;
 
 namespace {
 
@@ -44,20 +47,11 @@ Run run(sdk::FusedKernels policy, const sdk::BatchNorm2d& bn, const torch::Tenso
   r.grad_bias = layer->bias.grad().clone();
   r.running_mean = layer->running_mean.clone();
   r.running_var = layer->running_var.clone();
-  for (int i = 0; i < 3; ++i) once();  // warm-up
-  torch::cuda::synchronize();
-  const int repeats = 20;
-  const auto start = std::chrono::steady_clock::now();
-  for (int i = 0; i < repeats; ++i) once();
-  torch::cuda::synchronize();
-  r.ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count() / repeats;
+  r.ms = tools::cuda_ms_per_call(once);
   return r;
 }
 
-double relative(const torch::Tensor& got, const torch::Tensor& want) {
-  const auto scale = std::max(1.0, want.abs().max().item<double>());
-  return (got.to(torch::kFloat64) - want.to(torch::kFloat64)).abs().max().item<double>() / scale;
-}
+using tools::relative;
 
 // Both sides are inexact here (the composed ops round the normalised tensor and silu's gradient
 // to float16 too; tests/unit/sdk/test_batch_norm_silu.cpp holds the fused kernel to a float64

@@ -8,14 +8,17 @@
 #include <libreyolo/sdk/detr/ms_deform_attn.hpp>
 #include <libreyolo/sdk/fused_kernels.hpp>
 
-#include <chrono>
 #include <iomanip>
 #include <iostream>
 #include <string>
 #include <vector>
 
+#include "gpu_check_common.hpp"
+
 namespace detr = libreyolo::sdk::detr;
 namespace sdk = libreyolo::sdk;
+
+namespace tools = libreyolo::tools;
 
 namespace {
 
@@ -43,20 +46,11 @@ Run run(const Case& c, sdk::FusedKernels policy, const std::vector<torch::Tensor
     r.grad_locations = locations.grad();
     r.grad_weights = weights.grad();
   };
-  for (int i = 0; i < 3; ++i) once();  // warm-up
-  torch::cuda::synchronize();
-  const int repeats = 20;
-  const auto start = std::chrono::steady_clock::now();
-  for (int i = 0; i < repeats; ++i) once();
-  torch::cuda::synchronize();
-  r.ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count() / repeats;
+  r.ms = tools::cuda_ms_per_call(once);
   return r;
 }
 
-double relative(const torch::Tensor& got, const torch::Tensor& want) {
-  const auto scale = std::max(1.0, want.abs().max().item<double>());
-  return (got.to(torch::kFloat64) - want.to(torch::kFloat64)).abs().max().item<double>() / scale;
-}
+using tools::relative;
 
 bool check(const Case& c) {
   torch::manual_seed(5);
