@@ -13,6 +13,7 @@
 #include "libreyolo/core/error.hpp"
 #include "libreyolo/core/plugins/family_defaults.hpp"
 #include "libreyolo/core/config/train_config.hpp"
+#include "../error_of.hpp"
 
 using namespace libreyolo;
 using namespace libreyolo::core;
@@ -61,14 +62,7 @@ const OptionValue* value_in(const NamedValues& values, const std::string& key) {
 
 bool same_bits(double a, double b) { return std::memcmp(&a, &b, sizeof a) == 0; }
 
-std::string error_of(const std::function<void()>& action) {
-  try {
-    action();
-  } catch (const Error& e) {
-    return e.what();
-  }
-  return "(no error)";
-}
+using libreyolo::test::error_of;
 
 }  // namespace
 

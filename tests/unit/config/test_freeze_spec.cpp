@@ -8,6 +8,7 @@
 
 #include "libreyolo/core/config/freeze_spec.hpp"
 #include "libreyolo/core/error.hpp"
+#include "../error_of.hpp"
 
 using namespace libreyolo::core;
 using config::FreezeSelector;
@@ -15,14 +16,7 @@ using config::parse_freeze_spec;
 
 namespace {
 
-std::string error_of(const std::function<void()>& action) {
-  try {
-    action();
-  } catch (const Error& e) {
-    return e.what();
-  }
-  return "(no error)";
-}
+using libreyolo::test::error_of;
 
 std::vector<FreezeSelector> selectors(const std::string& text) { return parse_freeze_spec(text).selectors; }
 

@@ -10,20 +10,14 @@
 #include "libreyolo/core/config/user_options.hpp"
 #include "libreyolo/core/error.hpp"
 #include "../temp_dir.hpp"
+#include "../error_of.hpp"
 
 using namespace libreyolo::core;
 using namespace libreyolo::core::config;
 
 namespace {
 
-std::string error_of(const std::function<void()>& action) {
-  try {
-    action();
-  } catch (const Error& e) {
-    return e.what();
-  }
-  return "(no error)";
-}
+using libreyolo::test::error_of;
 
 bool contains(const std::string& text, const std::string& part) { return text.find(part) != std::string::npos; }
 

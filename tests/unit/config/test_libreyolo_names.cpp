@@ -13,20 +13,14 @@
 #include "libreyolo/core/config/user_options.hpp"
 #include "libreyolo/core/error.hpp"
 #include "../temp_dir.hpp"
+#include "../error_of.hpp"
 
 using namespace libreyolo::core;
 using namespace libreyolo::core::config;
 
 namespace {
 
-std::string error_of(const std::function<void()>& action) {
-  try {
-    action();
-  } catch (const Error& e) {
-    return e.what();
-  }
-  return "(no error)";
-}
+using libreyolo::test::error_of;
 
 // The typed config `args` give (data= added), as train sees it.
 TrainConfig config_of(std::vector<std::string> args) {

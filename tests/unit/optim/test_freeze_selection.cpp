@@ -9,6 +9,7 @@
 #include "libreyolo/core/config/freeze_spec.hpp"
 #include "libreyolo/core/error.hpp"
 #include "libreyolo/core/optim/freeze_selection.hpp"
+#include "../error_of.hpp"
 
 using namespace libreyolo;
 using core::optim::choose_frozen;
@@ -35,14 +36,7 @@ std::vector<std::size_t> frozen_by(const std::string& text, const std::vector<sd
 
 std::vector<std::size_t> frozen_by(const std::string& text) { return frozen_by(text, default_freeze_groups(kNames)); }
 
-std::string error_of(const std::function<void()>& action) {
-  try {
-    action();
-  } catch (const core::Error& e) {
-    return e.what();
-  }
-  return "(no error)";
-}
+using libreyolo::test::error_of;
 
 }  // namespace
 
