@@ -9,6 +9,9 @@
 #include <torch/autograd.h>
 #include <torch/torch.h>
 
+#include <cstdint>
+#include <initializer_list>
+
 #include "cuda/batch_norm_silu_kernels.hpp"
 
 namespace libreyolo::sdk {
@@ -27,7 +30,15 @@ torch::MemoryFormat format_of(bool channels_last) {
   return channels_last ? torch::MemoryFormat::ChannelsLast : torch::MemoryFormat::Contiguous;
 }
 
-fused::BnSiluShape shape_of(const torch::Tensor& x, bool channels_last) {
+// Whether every tensor's first element sits on a 16-byte boundary (the kernels' wide accesses).
+// The caching allocator's blocks always do; a view into one may not.
+bool aligned16(std::initializer_list<const torch::Tensor*> tensors) {
+  for (const auto* t : tensors)
+    if (reinterpret_cast<std::uintptr_t>(t->data_ptr()) % 16 != 0) return false;
+  return true;
+}
+
+fused::BnSiluShape shape_of(const torch::Tensor& x, bool channels_last, bool aligned) {
   fused::BnSiluShape s;
   s.batch = x.size(0);
   s.channels = x.size(1);
@@ -35,6 +46,7 @@ fused::BnSiluShape shape_of(const torch::Tensor& x, bool channels_last) {
   s.width = x.size(3);
   s.channels_last = channels_last;
   s.half = x.scalar_type() == torch::kHalf;
+  s.aligned16 = aligned;
   return s;
 }
 
@@ -58,8 +70,8 @@ class FusedBatchNormSilu : public torch::autograd::Function<FusedBatchNormSilu> 
                                const torch::Tensor& running_var, double momentum, double eps) {
     const c10::cuda::CUDAGuard guard(x.device());
     const bool channels_last = channels_last_layout(x);
-    const auto shape = shape_of(x, channels_last);
     auto y = torch::empty(x.sizes(), x.options().memory_format(format_of(channels_last)));
+    const auto shape = shape_of(x, channels_last, aligned16({&x, &y}));
     auto save_mean = torch::empty({shape.channels}, float_options(x));
     auto save_invstd = torch::empty({shape.channels}, float_options(x));
     auto workspace = torch::empty({fused::bn_silu_forward_workspace(shape)}, float_options(x));
@@ -87,11 +99,11 @@ class FusedBatchNormSilu : public torch::autograd::Function<FusedBatchNormSilu> 
     const auto &x = saved[0], &weight = saved[1], &bias = saved[2], &save_mean = saved[3], &save_invstd = saved[4];
     const c10::cuda::CUDAGuard guard(x.device());
     const bool channels_last = ctx->saved_data["channels_last"].toBool();
-    const auto shape = shape_of(x, channels_last);
     // The incoming gradient may be another type, strided or expanded (a sum's backward): the
     // kernels read it dense in x's layout and type.
     const auto grad_y = grads[0].to(x.scalar_type()).contiguous(format_of(channels_last));
     auto grad_x = torch::empty(x.sizes(), x.options().memory_format(format_of(channels_last)));
+    const auto shape = shape_of(x, channels_last, aligned16({&x, &grad_y, &grad_x}));
     auto grad_weight = torch::empty({shape.channels}, float_options(x));
     auto grad_bias = torch::empty({shape.channels}, float_options(x));
     auto workspace = torch::empty({fused::bn_silu_backward_workspace(shape)}, float_options(x));

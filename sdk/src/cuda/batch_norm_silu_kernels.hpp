@@ -17,10 +17,12 @@ struct BnSiluShape {
   int64_t batch = 0, channels = 0, height = 0, width = 0;
   bool channels_last = false;  // NHWC in memory; else contiguous NCHW
   bool half = false;           // x, y, grad_y, grad_x are float16; else float32
+  bool aligned16 = false;      // every element pointer of the call is 16-byte aligned (wide accesses)
 };
 
 // The float32 workspace (elements) each direction needs for its per-block partial sums. The
-// split into blocks depends on the shape alone, so results are the same run after run.
+// split into blocks depends on the shape and the device alone, so results are the same run
+// after run.
 int64_t bn_silu_forward_workspace(const BnSiluShape& shape);
 int64_t bn_silu_backward_workspace(const BnSiluShape& shape);
 

@@ -51,7 +51,7 @@ struct Result {
 // One training forward and backward through `f`, x a fresh leaf.
 template <class F>
 Result step(sdk::BatchNorm2d& bn, const torch::Tensor& x_in, const torch::Tensor& upstream, F f) {
-  auto x = x_in.detach().clone().requires_grad_();
+  auto x = x_in.detach().requires_grad_();  // a fresh leaf over the same memory (alignment kept)
   bn->zero_grad();
   const auto y = f(bn, x);
   y.backward(upstream);
@@ -187,10 +187,21 @@ struct Tolerance {
   double out, grad_x, grad_affine, running;
 };
 
+// x's values in a copy whose first element sits one element past a 16-byte boundary (same
+// layout): the kernels must notice and take their one-element accesses.
+torch::Tensor misaligned_copy(const torch::Tensor& x) {
+  const auto buffer = torch::empty({x.numel() + 1}, x.options());
+  auto view = buffer.as_strided(x.sizes(), x.strides(), /*storage_offset=*/1);
+  view.copy_(x);
+  return view;
+}
+
 // The fused kernel on CUDA (x in dtype, in the layout asked) against the composed ops in float64
 // on the same values; then the same fused step again, which must give the same bits.
-void check_fused(const std::vector<int64_t>& shape, torch::Dtype dtype, bool channels_last, const Tolerance& tol) {
-  INFO("shape ", torch::IntArrayRef(shape), ", ", dtype, channels_last ? ", channels-last" : ", NCHW");
+void check_fused(const std::vector<int64_t>& shape, torch::Dtype dtype, bool channels_last, const Tolerance& tol,
+                 bool misaligned = false) {
+  INFO("shape ", torch::IntArrayRef(shape), ", ", dtype, channels_last ? ", channels-last" : ", NCHW",
+       misaligned ? ", misaligned" : "");
   const auto bn = layer(shape[1]);
   const auto x = input(shape).to(dtype);  // the reference gets the same (rounded) values
   const auto upstream = torch::randn(shape).to(dtype);
@@ -201,7 +212,8 @@ void check_fused(const std::vector<int64_t>& shape, torch::Dtype dtype, bool cha
     want = step(reference, x.to(torch::kCUDA, torch::kFloat64), upstream.to(torch::kCUDA, torch::kFloat64), by_hand);
   }
   const auto format = channels_last ? torch::MemoryFormat::ChannelsLast : torch::MemoryFormat::Contiguous;
-  const auto x_cuda = x.to(torch::kCUDA).contiguous(format);
+  const auto dense = x.to(torch::kCUDA).contiguous(format);
+  const auto x_cuda = misaligned ? misaligned_copy(dense) : dense;
   const PolicyGuard on(sdk::FusedKernels::when_built);
   auto fused = copy_of(bn, torch::kCUDA, torch::kFloat32), repeat = copy_of(bn, torch::kCUDA, torch::kFloat32);
   REQUIRE(sdk::batch_norm_silu_refusal(*fused, x_cuda).empty());
@@ -219,9 +231,11 @@ void check_fused(const std::vector<int64_t>& shape, torch::Dtype dtype, bool cha
   check_identical(again, got);  // no atomics: the same bits every run
 }
 
-// Small and odd sizes: C below, at and above 32 and above a 256-channel tile, planes of 1 x 2 up.
+// Small and odd sizes: C below, at and above 32, above a 256-channel tile of one-element accesses
+// (300 float16) and of 16-byte ones (2056), C not a multiple of 8 (5, 3, 300), planes of 1 x 2 up.
 const std::vector<std::vector<int64_t>> kShapes = {
-    {2, 5, 3, 7}, {4, 32, 8, 8}, {3, 48, 9, 11}, {2, 96, 5, 5}, {2, 300, 4, 3}, {1, 3, 1, 2}, {16, 16, 20, 20}};
+    {2, 5, 3, 7}, {4, 32, 8, 8}, {3, 48, 9, 11}, {2, 96, 5, 5}, {2, 300, 4, 3}, {1, 3, 1, 2}, {16, 16, 20, 20},
+    {2, 2056, 2, 3}};
 
 }  // namespace
 
@@ -234,6 +248,7 @@ TEST_CASE("the fused BatchNorm + SiLU equals the composed ops in float32 within 
   for (const auto& shape : kShapes)
     for (const bool channels_last : {true, false})
       check_fused(shape, torch::kFloat32, channels_last, {1e-5, 1e-5, 1e-5, 1e-5});
+  check_fused({4, 32, 8, 8}, torch::kFloat32, /*channels_last=*/true, {1e-5, 1e-5, 1e-5, 1e-5}, /*misaligned=*/true);
 }
 
 TEST_CASE("the fused BatchNorm + SiLU equals the composed ops in float16 within 2e-3") {
@@ -246,4 +261,5 @@ TEST_CASE("the fused BatchNorm + SiLU equals the composed ops in float16 within 
   for (const auto& shape : kShapes)
     for (const bool channels_last : {true, false})
       check_fused(shape, torch::kFloat16, channels_last, {2e-3, 2e-3, 1e-4, 1e-5});
+  check_fused({4, 32, 8, 8}, torch::kFloat16, /*channels_last=*/true, {2e-3, 2e-3, 1e-4, 1e-5}, /*misaligned=*/true);
 }
