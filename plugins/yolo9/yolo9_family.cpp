@@ -31,7 +31,7 @@ class Yolo9Family : public sdk::Family {
     sdk::Policy policy;
     policy.amp = true;
     policy.sync_bn = true;  // BatchNorm in every block
-    policy.capture = sdk::CaptureRegion::network;
+    policy.capture = sdk::CaptureRegion::step;
     policy.supports_spawn = true;
     return policy;
   }

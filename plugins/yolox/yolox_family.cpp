@@ -33,7 +33,7 @@ class YoloxFamily : public sdk::Family {
     sdk::Policy policy;
     policy.amp = true;
     policy.sync_bn = true;  // BatchNorm after every convolution
-    policy.capture = sdk::CaptureRegion::network;
+    policy.capture = sdk::CaptureRegion::step;
     policy.supports_spawn = true;
     return policy;
   }

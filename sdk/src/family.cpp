@@ -10,6 +10,7 @@ const char* to_string(CaptureRegion region) {
     case CaptureRegion::none: return "none";
     case CaptureRegion::network: return "network";
     case CaptureRegion::backbone_encoder: return "backbone_encoder";
+    case CaptureRegion::step: return "step";
   }
   return "unknown";
 }

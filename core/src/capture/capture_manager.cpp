@@ -17,6 +17,18 @@ std::vector<torch::Tensor> trainable_parameters(sdk::Detector& model) {
   return optim::unique_parameters(model, /*trainable_only=*/true);
 }
 
+// Region `step` falls back to the network region where the whole step cannot be recorded.
+sdk::CaptureRegion effective_region(const CaptureRequest& request) {
+  if (request.region == sdk::CaptureRegion::step && !request.whole_step_refusal.empty()) return sdk::CaptureRegion::network;
+  return request.region;
+}
+
+CaptureSettings settings_for(const CaptureRequest& request) {
+  auto settings = request.settings;
+  if (effective_region(request) == sdk::CaptureRegion::step) settings.max_graphs = kMaxStepGraphs;
+  return settings;
+}
+
 std::string fixed(double value, int decimals) {
   char text[32];
   std::snprintf(text, sizeof text, "%.*f", decimals, value);
@@ -37,7 +49,7 @@ std::string capture_refusal(const CaptureRequest& request, bool recorder_availab
 
 CaptureManager::CaptureManager(const CaptureRequest& request, sdk::Detector& model,
                                std::unique_ptr<GraphRecorder> recorder)
-    : model_(model), policy_(request.settings), region_name_(sdk::to_string(request.region)),
+    : model_(model), policy_(settings_for(request)), region_name_(sdk::to_string(effective_region(request))),
       generation_(model.capture_generation()) {
   if (!request.cuda_graph) return;  // silent: the user did not ask
   const auto refusal = capture_refusal(request, recorder != nullptr);
@@ -47,8 +59,18 @@ CaptureManager::CaptureManager(const CaptureRequest& request, sdk::Detector& mod
     return;
   }
   recorder_ = std::move(recorder);
-  log::info("cuda_graph: the ", region_name_, " region is captured once a batch shape has been seen ",
-            request.settings.repeats_before_capture, " times");
+  whole_step_ = effective_region(request) == sdk::CaptureRegion::step;
+  const auto repeats = request.settings.repeats_before_capture;
+  if (whole_step_) {
+    log::info("cuda_graph: the whole training step (forward, loss, backward, gradient scaler, optimizer, EMA) is "
+              "captured once a batch shape has been seen ", repeats, " times");
+    return;
+  }
+  if (request.region == sdk::CaptureRegion::step) {
+    log::info("cuda_graph: the whole-step graph is not used (", request.whole_step_refusal, "); the network region is "
+              "captured instead");
+  }
+  log::info("cuda_graph: the ", region_name_, " region is captured once a batch shape has been seen ", repeats, " times");
 }
 
 CaptureManager::~CaptureManager() = default;
@@ -56,10 +78,12 @@ CaptureManager::~CaptureManager() = default;
 double CaptureManager::graph_memory_gb() const {
   double total = 0;
   for (const auto& entry : graphs_) total += entry.second->pinned_gb();
+  for (const auto& entry : step_graphs_) total += entry.second->pinned_gb();
   return total;
 }
 
 std::vector<torch::Tensor> CaptureManager::forward(const torch::Tensor& images) {
+  if (whole_step()) return model_.forward_capturable(images);  // counted by run_step
   if (!active()) {
     ++counters_.eager;
     return model_.forward_capturable(images);
@@ -87,6 +111,52 @@ std::vector<torch::Tensor> CaptureManager::forward(const torch::Tensor& images) 
   return model_.forward_capturable(images);
 }
 
+StepRun CaptureManager::run_step(const Shape& key, const StepFunction& step, const std::function<void()>& abandoned) {
+  if (!whole_step()) throw std::logic_error("run_step outside whole-step mode");
+  drop_graphs_if_announced();
+  const auto decision = policy_.decide(key);
+  switch (decision.plan) {
+    case StepPlan::replay:
+      try {
+        step_graphs_.at(key)->replay();
+        ++counters_.replays;
+        return StepRun::replayed;
+      } catch (const std::exception& e) {
+        fall_back("replaying the step graph of " + shape_text(key), e.what());
+        abandoned();
+        step();
+        return StepRun::fell_back;
+      }
+    case StepPlan::capture:
+      return record_step(key, step, abandoned);
+    case StepPlan::eager:
+      if (!decision.eager_note.empty()) log::info("cuda_graph: ", decision.eager_note);
+      break;
+  }
+  ++counters_.eager;
+  step();
+  return StepRun::eager;
+}
+
+StepRun CaptureManager::record_step(const Shape& key, const StepFunction& step, const std::function<void()>& abandoned) {
+  const auto start = std::chrono::steady_clock::now();
+  const auto device = model_.parameters().empty() ? torch::Device(torch::kCPU) : model_.parameters().front().device();
+  try {
+    auto graph = recorder_->record_step(step, device);
+    const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    log::info("cuda_graph: captured the whole step for ", shape_text(key), " in ", fixed(seconds, 2),
+              " s; it added ", fixed(graph->pinned_gb(), 2), " GB to the step graphs' memory");
+    step_graphs_[key] = std::move(graph);
+    policy_.captured(key);
+    ++counters_.captures;
+    return StepRun::recorded;
+  } catch (const CaptureFailure& e) {
+    fall_back("capturing the whole step for " + shape_text(key), e.what());
+    abandoned();
+    return StepRun::fell_back;  // the step ran once before the recording failed
+  }
+}
+
 void CaptureManager::end_epoch(int batches, bool multi_scale) {
   const auto eager = policy_.take_epoch_eager();
   if (!active()) return;
@@ -108,8 +178,9 @@ void CaptureManager::invalidate(const std::string& reason) {
 
 void CaptureManager::drop_graphs(const std::string& reason) {
   ++counters_.invalidations;
-  const bool had_graphs = !graphs_.empty();
+  const bool had_graphs = !graphs_.empty() || !step_graphs_.empty();
   graphs_.clear();
+  step_graphs_.clear();
   policy_.invalidate();
   log::info("cuda_graph: ", reason, had_graphs ? "; graphs dropped" : "",
             "; shapes are captured again after ", policy_.settings().repeats_before_capture, " repeats");
@@ -146,10 +217,16 @@ std::vector<torch::Tensor> CaptureManager::record_and_run(const Shape& shape, co
 void CaptureManager::fall_back(const std::string& what, const std::string& error) {
   ++counters_.failures;
   graphs_.clear();  // releases every graph's private memory pool
+  step_graphs_.clear();
   policy_.disable();
   // c10::Error messages carry a C++ backtrace after the first line; the first line is the news.
   const auto first_line = error.substr(0, error.find('\n'));
   log::warn("cuda_graph: ", what, " failed (", first_line, "); the rest of the run trains eager");
+}
+
+std::unique_ptr<StepGraph> GraphRecorder::record_step(const StepFunction& step, const torch::Device&) {
+  step();
+  throw CaptureFailure("this recorder records network regions only");
 }
 
 }  // namespace libreyolo::core::capture

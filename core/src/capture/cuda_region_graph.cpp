@@ -17,102 +17,18 @@
 #include <mutex>
 #include <stdexcept>
 
-#include "libreyolo/core/capture/region_graph.hpp"
+#include "cuda_capture_support.hpp"
 
 namespace libreyolo::core::capture {
 namespace {
 
+using namespace cuda_support;
 using torch::autograd::AutogradContext;
 using torch::autograd::variable_list;
 
 // make_graphed_callables' count: enough for cuDNN's benchmark mode to settle its algorithm
 // choices and for lazily created workspaces to exist before anything is recorded.
 constexpr int kWarmupIterations = 3;
-constexpr std::size_t kAggregate = 0;  // the allocator's all-pools statistic
-constexpr double kGB = 1024.0 * 1024.0 * 1024.0;
-
-std::int64_t reserved_bytes(int device) {
-  return c10::cuda::CUDACachingAllocator::getDeviceStats(device).reserved_bytes[kAggregate].current;
-}
-
-void stream_waits_for(const c10::cuda::CUDAStream& waiter, const c10::cuda::CUDAStream& producer) {
-  at::cuda::CUDAEvent event;
-  event.record(producer);
-  event.block(waiter);
-}
-
-// Autocast caches the float16 copies of the weights; a cache entry made during capture would
-// live in the graph's private pool and be reused after the graph is gone. The recorded casts
-// run on every replay instead (make_graphed_callables demands the same).
-class AutocastCacheOff {
- public:
-  AutocastCacheOff() : previous_(at::autocast::is_autocast_cache_enabled()) {
-    at::autocast::set_autocast_cache_enabled(false);
-  }
-  ~AutocastCacheOff() { at::autocast::set_autocast_cache_enabled(previous_); }
-  AutocastCacheOff(const AutocastCacheOff&) = delete;
-  AutocastCacheOff& operator=(const AutocastCacheOff&) = delete;
-
- private:
-  bool previous_;
-};
-
-// Records `work` into `graph` on `stream`. Capture is thread-local: the loader's threads keep
-// making CUDA calls (event waits, uploads) while the main thread records.
-using PoolId = decltype(at::cuda::graph_pool_handle());
-
-// The device's default random generator as it was before a capture. A capture that fails ends
-// without PyTorch's generator epilogue (CUDAGraph::capture_end throws before it), which leaves
-// the generator believing it is still capturing: the next random kernel outside any graph (a
-// dropout after the fall-back to eager) then throws "Offset increment outside graph capture
-// encountered unexpectedly". Putting a copy taken before capture_begin back repairs that; its
-// offsets are the right ones, since a capture only counts offsets inside the graph. (Graphs
-// recorded earlier keep advancing the state object they were recorded with; random kernels
-// inside them and eager ones then count offsets apart. No family draws random numbers inside its
-// captured region by default, so this is noted rather than solved.)
-class GeneratorBeforeCapture {
- public:
-  GeneratorBeforeCapture() : generator_(at::cuda::detail::getDefaultCUDAGenerator()) {
-    const std::lock_guard<std::mutex> lock(generator_.mutex());
-    copy_ = generator_.clone();
-  }
-  void restore() {
-#if TORCH_VERSION_MAJOR > 2 || (TORCH_VERSION_MAJOR == 2 && TORCH_VERSION_MINOR >= 4)
-    const std::lock_guard<std::mutex> lock(generator_.mutex());
-    generator_.graphsafe_set_state(copy_);
-#endif
-  }
-
- private:
-  at::Generator generator_, copy_;
-};
-
-template <class Work>
-void record_on(at::cuda::CUDAGraph& graph, const c10::cuda::CUDAStream& stream, PoolId pool, Work&& work) {
-  c10::cuda::CUDAStreamGuard guard(stream);
-  GeneratorBeforeCapture generator;
-  graph.capture_begin(pool, cudaStreamCaptureModeThreadLocal);
-  try {
-    work();
-  } catch (...) {
-    // Leave capture mode whatever happened, or the stream stays unusable.
-    try {
-      graph.capture_end();
-    } catch (...) {
-    }
-    (void)cudaGetLastError();
-    generator.restore();
-    throw;
-  }
-  try {
-    graph.capture_end();
-  } catch (...) {
-    (void)cudaGetLastError();
-    generator.restore();
-    throw;
-  }
-}
-
 class CudaRegionGraph : public RegionGraph {
  public:
   std::vector<torch::Tensor> run(const torch::Tensor& images) override;
@@ -248,6 +164,10 @@ class CudaGraphRecorder : public GraphRecorder {
     torch::cuda::synchronize(device);
     graph->pinned_gb_ = static_cast<double>(reserved_bytes(device) - reserved_before) / kGB;
     return graph;
+  }
+
+  std::unique_ptr<StepGraph> record_step(const StepFunction& step, const torch::Device& device) override {
+    return record_cuda_step(step, device.index());
   }
 
  private:

@@ -3,10 +3,12 @@
 #include <torch/torch.h>
 
 #include <cmath>
+#include <stdexcept>
 #include <unordered_map>
 #include <unordered_set>
 
 #include "libreyolo/core/error.hpp"
+#include "libreyolo/sdk/compat.hpp"
 
 namespace libreyolo::core::optim {
 
@@ -33,6 +35,18 @@ NamedTensors named_state(const torch::nn::Module& model) {
     visit(item.key(), *item.value());
   }
   return out;
+}
+
+// ema = ema * d + ((1 - d) * model), d and 1 - d read from the device (use_device_decay).
+void average_with_device_decay(std::vector<torch::Tensor>& ema, const std::vector<torch::Tensor>& model,
+                               const torch::Tensor& decay, const torch::Tensor& keep) {
+#if LIBREYOLO_HAS_FOREACH_MUL_TENSOR_SCALAR
+  at::_foreach_mul_(ema, decay);
+  at::_foreach_add_(ema, at::_foreach_mul(model, keep));
+#else
+  (void)ema, (void)model, (void)decay, (void)keep;
+  throw std::logic_error("the EMA's device decay needs LibTorch >= 2.1");  // use_device_decay refused
+#endif
 }
 
 Error mismatch(const std::string& name, const std::string& why) {
@@ -87,10 +101,37 @@ void ModelEma::set_decay(double decay, bool ramp) {
 }
 
 void ModelEma::update(const torch::nn::Module& model) {
+  advance();
+  apply(model);
+}
+
+void ModelEma::advance() {
+  decay_now_ = decay_at(++updates_);
+  if (decay_.defined()) {
+    decay_.fill_(decay_now_);
+    keep_.fill_(1.0 - decay_now_);
+  }
+}
+
+bool ModelEma::use_device_decay() {
+#if LIBREYOLO_HAS_FOREACH_MUL_TENSOR_SCALAR
+  if (ema_float_.empty() || !ema_float_.front().is_cuda()) return false;
+  const auto options = torch::TensorOptions().dtype(torch::kFloat32).device(ema_float_.front().device());
+  decay_ = torch::zeros({}, options);
+  keep_ = torch::zeros({}, options);
+  return true;
+#else
+  return false;
+#endif
+}
+
+void ModelEma::apply(const torch::nn::Module& model) {
   if (&model != bound_) bind(model);
-  const double d = decay_at(++updates_);
+  const double d = decay_now_;
   torch::NoGradGuard no_grad;
-  if (!ema_float_.empty()) {
+  if (!ema_float_.empty() && decay_.defined()) {
+    average_with_device_decay(ema_float_, model_float_, decay_, keep_);
+  } else if (!ema_float_.empty()) {
     at::_foreach_mul_(ema_float_, d);
     at::_foreach_add_(ema_float_, model_float_, 1.0 - d);
   }

@@ -30,7 +30,10 @@ Optimizer::Optimizer(std::vector<ParamGroup> groups) : groups_(std::move(groups)
 }
 
 void Optimizer::set_lr(double base_lr) {
-  for (auto& group : groups_) group.lr = base_lr * group.lr_mult;
+  for (auto& group : groups_) {
+    group.lr = base_lr * group.lr_mult;
+    if (group.lr_on_device.defined()) group.lr_on_device.fill_(group.lr);
+  }
 }
 
 void Optimizer::zero_grad(bool set_to_none) { optim::zero_grad(parameters(), set_to_none); }
@@ -42,6 +45,14 @@ std::vector<torch::Tensor> Optimizer::parameters() const {
 }
 
 namespace detail {
+
+void make_device_lr(std::vector<ParamGroup>& groups) {
+  for (auto& group : groups) {
+    if (group.params.empty()) continue;
+    const auto options = torch::TensorOptions().dtype(torch::kFloat32).device(group.params.front().device());
+    group.lr_on_device = torch::full({}, group.lr, options);
+  }
+}
 
 ActiveParams active_params(const ParamGroup& group) {
   ActiveParams active;

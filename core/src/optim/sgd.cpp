@@ -57,6 +57,23 @@ void Sgd::step() {
 #if TORCH_VERSION_MAJOR > 2 || (TORCH_VERSION_MAJOR == 2 && TORCH_VERSION_MINOR >= 2)
 #define LIBREYOLO_HAS_FUSED_SGD 1
 #endif
+// Its overload with the lr as a device tensor (_fused_sgd_.tensor_lr).
+#if TORCH_VERSION_MAJOR > 2 || (TORCH_VERSION_MAJOR == 2 && TORCH_VERSION_MINOR >= 4)
+#define LIBREYOLO_HAS_FUSED_SGD_TENSOR_LR 1
+#endif
+
+bool Sgd::use_device_lr() {
+#ifdef LIBREYOLO_HAS_FUSED_SGD_TENSOR_LR
+  if (options_.momentum == 0.0 || groups_.empty() || groups_.front().params.empty() ||
+      !groups_.front().params.front().is_cuda()) {
+    return false;
+  }
+  detail::make_device_lr(groups_);
+  return true;
+#else
+  return false;
+#endif
+}
 
 bool Sgd::step_unless_found_inf(const torch::Tensor& found_inf) {
 #ifdef LIBREYOLO_HAS_FUSED_SGD
@@ -75,6 +92,14 @@ bool Sgd::step_unless_found_inf(const torch::Tensor& found_inf) {
     }
     // is_first_step=false on zero buffers is torch's first step exactly (dampening 0), and
     // stays right when that first step is the one skipped for an overflow.
+#ifdef LIBREYOLO_HAS_FUSED_SGD_TENSOR_LR
+    if (group.lr_on_device.defined()) {
+      at::_fused_sgd_(active.params, active.grads, buffers, group.weight_decay, options_.momentum, group.lr_on_device,
+                      /*dampening=*/0.0, options_.nesterov, /*maximize=*/false, /*is_first_step=*/false,
+                      /*grad_scale=*/{}, found_inf);
+      continue;
+    }
+#endif
     at::_fused_sgd_(active.params, active.grads, buffers, group.weight_decay, options_.momentum, group.lr,
                     /*dampening=*/0.0, options_.nesterov, /*maximize=*/false, /*is_first_step=*/false,
                     /*grad_scale=*/{}, found_inf);

@@ -29,43 +29,12 @@
 #include "libreyolo/core/device/device_choice.hpp"
 #include "libreyolo/sdk/fused_kernels.hpp"
 #include "distributed_setup.hpp"
+#include "whole_step.hpp"
 
 namespace fs = std::filesystem;
 
 namespace libreyolo::core::trainer {
 namespace {
-
-// Skipped (non-finite) optimizer steps in a row that end the run. Under float16 a few overflows
-// in a row are routine while the gradient scaler backs off from 65536; 24 halvings would take
-// it below 2^-8, which only a diverged model needs.
-constexpr int kMaxNonFiniteSteps = 5;
-constexpr int kMaxNonFiniteStepsFloat16 = 24;
-// When the skip is decided on the device, the streak of skipped steps is copied back this
-// often, asynchronously, and read at the next interval when the copy has landed (it always has
-// by then): watching for divergence adds no host wait to any step, and a diverged run stops at
-// most twice this many steps late.
-constexpr std::int64_t kSkipStreakReadInterval = 8;
-
-// `streak`: optimizer steps skipped in a row, up to this one. `each_step`: the caller knows
-// every step's outcome (host decision), so single skips can be reported as they happen.
-void note_skip_streak(Session& s, int streak, bool each_step) {
-  const int previous = s.progress.skipped_in_a_row;
-  s.progress.skipped_in_a_row = streak;
-  if (streak > previous && (streak > 1 || !s.precision.grad_scaler)) {
-    // A lone float16 overflow is routine (the scale backs off); anything more is news.
-    if (each_step) {
-      log::warn("step ", s.progress.global_step + 1, ": non-finite loss or gradients, optimizer step skipped");
-    } else {
-      log::warn("step ", s.progress.global_step + 1, ": the last ", streak,
-                " optimizer steps were skipped for non-finite loss or gradients");
-    }
-  }
-  if (streak >= (s.precision.grad_scaler ? kMaxNonFiniteStepsFloat16 : kMaxNonFiniteSteps)) {
-    throw Error("training diverged: " + std::to_string(streak) + " steps in a row had non-finite gradients",
-                "the loss became inf or NaN (learning rate too high, bad labels, or float16 overflow)",
-                "weights/last.pt holds the last good epoch; lower lr0, check the data, or try amp=false");
-  }
-}
 
 // A user who turns on float16 autocast for a family that declares mixed precision off hears
 // why, once (bfloat16 keeps float32's range, and on the CPU amp has no effect: nothing to say).
@@ -75,29 +44,6 @@ void warn_if_amp_against_family(const Session& s) {
   if (!float16 || policy.amp || policy.amp_off_reason.empty()) return;
   log::warn(s.family->info.name, " trains in float32 by default: ", policy.amp_off_reason,
             "; amp=true was asked for, so watch for non-finite losses (amp=false is the default)");
-}
-
-// streak = (streak + 1) * found_inf: counts skips in a row, back to 0 after a good step.
-void count_skipped_steps_on_device(Session& s) {
-  const auto& found_inf = s.scaler->found_inf();
-  if (!s.skip_streak.defined()) s.skip_streak = torch::zeros_like(found_inf);
-  s.skip_streak.add_(1).mul_(found_inf);
-  if ((s.progress.global_step + 1) % kSkipStreakReadInterval == 0) {
-    if (const auto streak = s.skip_streak_read.take()) note_skip_streak(s, static_cast<int>(*streak), false);
-    s.skip_streak_read.request(s.skip_streak);
-  }
-}
-
-
-// The step's phase marks for the profiler; a build with LIBREYOLO_STEP_PROFILER=OFF compiles
-// them out, to measure what they cost when nobody profiles.
-void mark_phase(Session& s, profiler::StepPhase phase) {
-#ifndef LIBREYOLO_WITHOUT_STEP_PROFILER
-  profiler::mark_phase(s.observer, phase);
-#else
-  (void)s;
-  (void)phase;
-#endif
 }
 
 void log_precision(const amp::PrecisionPlan& plan) {
@@ -278,7 +224,6 @@ void build_model(Session& s, const TrainRequest& request) {
   if (s.main_rank()) log_model_size(s);
   if (s.collectives) prepare_replica(s);
   s.criterion = s.family->family->create_criterion(*s.model, {s.dataset.nc(), s.config.imgsz});
-  s.capture = make_capture_manager(s, s.config.cuda_graph);
   if (s.config.ema && s.main_rank()) {  // EMA weights serve validation and checkpoints: rank 0's
     optim::ModelEmaOptions options;
     options.decay = s.config.ema_decay;
@@ -303,6 +248,8 @@ void build_optimization(Session& s) {
   s.optimizer->set_lr(optim::learning_rate(s.schedule, 0));
   s.scaler = std::make_unique<amp::GradScaler>(s.device, scaler_options(s.precision));
   if (s.accumulate > 1) log::info("gradient accumulation: ", s.accumulate, " batches per optimizer step (nbs=", s.config.nbs, ")");
+  prepare_device_step_state(s);
+  s.capture = make_capture_manager(s, s.config.cuda_graph);
 }
 
 // batch=-1: rank 0 (or the only process) probes its GPU; every rank gets the global batch.
@@ -323,6 +270,7 @@ std::unique_ptr<capture::CaptureManager> make_capture_manager(const Session& s, 
   request.region = s.family->policy.capture;
   request.family = s.family->info.name;
   request.world_size = s.world_size;
+  request.whole_step_refusal = whole_step_refusal(s);
   return std::make_unique<capture::CaptureManager>(request, *s.model,
                                                    cuda_graph ? capture::make_cuda_graph_recorder() : nullptr);
 }
@@ -346,83 +294,6 @@ void prepare_session(Session& s, const TrainRequest& request) {
   load_data(s, request);
   build_model(s, request);
   build_optimization(s);
-}
-
-void clear_gradients(Session& s) {
-  s.optimizer->zero_grad(/*set_to_none=*/!s.capture->active());
-  s.gradients_clear = true;
-}
-
-torch::Tensor forward_backward(Session& s, const data::Batch& batch, std::int64_t window_size,
-                               std::mt19937_64& scale_rng) {
-  using profiler::StepPhase;
-  mark_phase(s, StepPhase::h2d);
-  auto images = data::to_network_input(batch.images, s.family->info.input);
-  sdk::Targets targets{batch.targets, batch.counts, batch.host_counts};
-  if (s.multi_scale) {
-    // One of the declared sizes for the whole batch.
-    const auto& sizes = s.multi_scale_sizes;
-    const int size = sizes[static_cast<std::size_t>(scale_rng() % static_cast<std::uint64_t>(sizes.size()))];
-    data::resize_batch(images, targets.boxes, size, s.multi_scale_resize == sdk::MultiScale::Resize::nearest);
-  }
-  std::vector<torch::Tensor> outputs;
-  {
-    amp::AutocastScope autocast(s.precision);
-    mark_phase(s, StepPhase::forward);
-    auto features = s.capture->forward(images);
-    mark_phase(s, StepPhase::remainder);
-    outputs = s.model->forward_remainder(std::move(features), &targets);
-  }
-  mark_phase(s, StepPhase::loss);
-  const auto loss = (*s.criterion)(outputs, targets, images);
-  mark_phase(s, StepPhase::backward);
-  s.gradients_clear = false;
-  s.scaler->scale(loss.total / static_cast<double>(window_size)).backward();
-  std::vector<torch::Tensor> parts;
-  for (const auto& component : loss.components) parts.push_back(component.second.detach().to(torch::kFloat32).reshape({}));
-  return torch::stack(parts);
-}
-
-torch::Tensor train_step(Session& s, const data::Batch& batch, const optim::AccumulationWindow& window,
-                         std::mt19937_64& scale_rng) {
-  const auto& c = s.config;
-  // Normally already cleared at the end of the previous window (below); the run's first step,
-  // or one after a forward_backward outside train_step, clears here.
-  if (window.starts_window && !s.gradients_clear) clear_gradients(s);
-  // Distributed: gradients are averaged over the ranks only on the window's last batch.
-  if (s.gradient_sync) s.gradient_sync->prepare(window.ends_window);
-  auto losses = forward_backward(s, batch, window.window_size, scale_rng);
-  if (s.gradient_sync && window.ends_window) {
-    mark_phase(s, profiler::StepPhase::grad_sync);
-    s.gradient_sync->finish();
-  }
-
-  if (window.ends_window) {
-    mark_phase(s, profiler::StepPhase::optimizer);
-    if (c.clip_grad > 0) {
-      s.scaler->unscale(*s.optimizer);
-      optim::clip_grad_norm(s.optimizer->parameters(), c.clip_grad);
-    }
-    if (s.scaler->step_on_device(*s.optimizer)) {
-      count_skipped_steps_on_device(s);  // before update() clears the inf flag
-      s.scaler->update();
-    } else {
-      const bool stepped = s.scaler->step(*s.optimizer);  // one 4-byte read: was any gradient inf/NaN?
-      s.scaler->update();
-      note_skip_streak(s, stepped ? 0 : s.progress.skipped_in_a_row + 1, true);
-    }
-    // Every optimizer step, skipped or not, as LibreYOLO's trainer does.
-    mark_phase(s, profiler::StepPhase::ema);
-    if (s.ema) s.ema->update(*s.model);
-    mark_phase(s, profiler::StepPhase::other);
-    // Cleared as soon as the optimizer has consumed them: the host issues this while the GPU
-    // still runs the backward, so the next step's first kernel is not held up by ~700 tensors'
-    // worth of bookkeeping.
-    clear_gradients(s);
-    ++s.progress.global_step;
-    s.optimizer->set_lr(optim::learning_rate(s.schedule, s.progress.global_step));
-  }
-  return losses;
 }
 
 }  // namespace libreyolo::core::trainer

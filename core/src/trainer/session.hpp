@@ -58,6 +58,8 @@ struct FrozenLayers {
   std::vector<std::string> constant_state;
 };
 
+struct StepBuffers;
+
 struct Session {
   // When train() began (setup included): summary.json's total_seconds, as LibreYOLO times it.
   std::chrono::steady_clock::time_point started = std::chrono::steady_clock::now();
@@ -90,6 +92,7 @@ struct Session {
   std::shared_ptr<sdk::Detector> model;
   std::shared_ptr<sdk::Criterion> criterion;
   std::unique_ptr<capture::CaptureManager> capture;  // runs the capturable region (eager or graphed)
+  std::shared_ptr<StepBuffers> step_buffers;          // whole-step mode: what its graphs read (whole_step.hpp)
   profiler::StepObserver* observer = nullptr;         // set while the profiler records a window
   std::unique_ptr<optim::Optimizer> optimizer;
   std::unique_ptr<amp::GradScaler> scaler;
@@ -135,6 +138,29 @@ void enter_training_mode(Session& session);
 // graph adds into the .grad tensors it recorded), dropped otherwise (autograd's first
 // accumulation then takes the new gradient without a kernel).
 void clear_gradients(Session& session);
+
+// The profiler's phase mark (nothing while no profiler watches, or in a build without it).
+void mark_phase(Session& session, profiler::StepPhase phase);
+
+// Forward (under autocast), loss and scaled backward of a batch already in the network's input
+// form on the device; gradients divided by `window_size` and accumulated into .grad. Returns
+// the loss components as one float32 device tensor.
+torch::Tensor forward_loss_backward(Session& session, const torch::Tensor& images, const sdk::Targets& targets,
+                                    std::int64_t window_size);
+
+// Whether this run ends its accumulation windows on the device alone (float16 gradient scaler,
+// an optimizer reading its lr from the device): the way a recorded whole step ends them.
+bool window_ends_on_device(const Session& session);
+
+// The end of an accumulation window with device work only: unscale (and clip), the fused
+// optimizer step (skipped on the device after an inf/NaN gradient), the skip count, the scale
+// update, the EMA's move (ModelEma::advance set its decay before). Gradients are left as they
+// are: the caller zeroes them.
+void finish_window_on_device(Session& session);
+
+// The host's bookkeeping after an accumulation window ended: the skip streak's lagged read, the
+// optimizer step count, the next learning rate.
+void after_window(Session& session);
 
 // Forward (under autocast), loss and backward of one batch, gradients scaled by the grad
 // scaler and divided by `window_size`, accumulated into .grad. Returns the loss components as

@@ -47,7 +47,7 @@ TEST_CASE("yolox plugin: input format, policy and LibreYOLO's YOLOXConfig recipe
   CHECK(family.info.default_imgsz.at("s") == 640);
   CHECK(family.policy.amp);
   CHECK(family.policy.sync_bn);
-  CHECK(family.policy.capture == sdk::CaptureRegion::network);
+  CHECK(family.policy.capture == sdk::CaptureRegion::step);
   CHECK(family.policy.supports_spawn);
 
   std::map<std::string, std::string> defaults;

@@ -22,6 +22,14 @@ enum class CaptureRegion {
   none,              // nothing: the family always trains eager
   network,           // the whole network (YOLO-style families)
   backbone_encoder,  // backbone + encoder only (DETR-style families: the decoder is dynamic)
+  // The whole training step: the network (as `network`) and the criterion, with the host's
+  // backward, gradient scaler, optimizer and EMA around them, as one graph per batch shape. A
+  // family declares it only when its criterion has static shapes and never reads the device
+  // from the host: targets arrive padded to a capacity the host picks (rows past counts[b] are
+  // zero) with Targets::host_counts empty, and the loss must come out the same whatever the
+  // padding. Where the whole step cannot be recorded (multi-scale, several GPUs, no float16
+  // gradient scaler) the host captures the `network` region instead.
+  step,
 };
 
 LIBREYOLO_SDK_API const char* to_string(CaptureRegion region);

@@ -69,6 +69,10 @@ class GradScaler {
   // Throws core::Error when no unscale happened since the last update.
   void update();
 
+  // Forgets an unscale() that no update() followed: a step recording that failed half-way ran
+  // unscale() on the host without its device work, and the next step must unscale again.
+  void forget_unscale() { unscaled_ = false; }
+
   // The live tensors: scale (float32, 0-dim), found_inf (float32, 0-dim; 1 after an
   // overflowing unscale, reset by update()).
   const torch::Tensor& scale_tensor() const { return scale_; }

@@ -8,6 +8,7 @@
 #include <torch/types.h>
 
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <memory>
 #include <string>
@@ -30,7 +31,18 @@ struct CaptureRequest {
   std::string family;
   int world_size = 1;
   CaptureSettings settings;
+  // Region `step` only: why this run cannot record the whole step (multi-scale, no float16
+  // gradient scaler, an optimizer without a device-side lr), or "" when it can. When it cannot,
+  // the network region is captured instead and the log says why.
+  std::string whole_step_refusal;
 };
+
+// How many step graphs may be held: they share one memory pool, so each costs little memory
+// of its own (target capacities differ, activations do not).
+constexpr int kMaxStepGraphs = 8;
+
+// How run_step ran the step.
+enum class StepRun { eager, recorded, replayed, fell_back };
 
 // Why capture cannot apply to this run ("" when it can). `recorder_available` is false in a
 // build without CUDA.
@@ -59,6 +71,18 @@ class CaptureManager {
   // True while graphs may still be used (false when refused or after a failure).
   bool active() const { return recorder_ != nullptr && !policy_.disabled(); }
 
+  // Whole-step mode (region `step`, not refused): the trainer runs its steps through
+  // run_step(), and forward() always runs the network eager (it is part of the step).
+  bool whole_step() const { return active() && whole_step_; }
+
+  // Runs one training step in whole-step mode. `key` names the step's graph (the batch shape,
+  // the target capacity, the accumulation role); `step` trains on the caller's static buffers,
+  // the same tensors for every call with this key. The step is run eager, recorded (after one
+  // real run on the recording stream) or replayed. A failed recording or replay is one log
+  // line, `abandoned` is called (to undo host-side bookkeeping the recording left half done),
+  // the step is run eager if it has not run, and the rest of the run trains eager.
+  StepRun run_step(const Shape& key, const StepFunction& step, const std::function<void()>& abandoned);
+
   // After each epoch: one log line if some of its `batches` ran eager (eager_epoch_note).
   void end_epoch(int batches, bool multi_scale);
   const CaptureCounters& counters() const { return counters_; }
@@ -75,7 +99,11 @@ class CaptureManager {
   sdk::Detector& model_;
   std::unique_ptr<GraphRecorder> recorder_;
   CapturePolicy policy_;
+  StepRun record_step(const Shape& key, const StepFunction& step, const std::function<void()>& abandoned);
+
   std::map<Shape, std::unique_ptr<RegionGraph>> graphs_;
+  std::map<Shape, std::unique_ptr<StepGraph>> step_graphs_;
+  bool whole_step_ = false;
   std::string region_name_;
   std::uint64_t generation_ = 0;
   bool said_stochastic_ = false;

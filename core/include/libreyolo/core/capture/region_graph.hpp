@@ -9,6 +9,7 @@
 
 #include <functional>
 #include <memory>
+#include <stdexcept>
 #include <vector>
 
 namespace libreyolo::core::capture {
@@ -29,6 +30,20 @@ class RegionGraph {
   virtual double pinned_gb() const = 0;
 };
 
+// One whole training step, recorded (CaptureRegion::step): forward, loss, backward, gradient
+// scaler, optimizer and EMA, all on tensors that stay where they were when it was recorded
+// (the caller's static input buffers, the parameters, their .grad, the optimizer state).
+using StepFunction = std::function<void()>;
+
+class StepGraph {
+ public:
+  virtual ~StepGraph() = default;
+  // Runs the recorded step again, on whatever the static buffers hold now.
+  virtual void replay() = 0;
+  // Device memory this graph added to the step graphs' shared pool when it was recorded, in GB.
+  virtual double pinned_gb() const = 0;
+};
+
 class GraphRecorder {
  public:
   virtual ~GraphRecorder() = default;
@@ -40,6 +55,20 @@ class GraphRecorder {
   virtual std::unique_ptr<RegionGraph> record(const RegionFunction& region, const torch::Tensor& images,
                                               const std::vector<torch::Tensor>& parameters,
                                               const std::vector<torch::Tensor>& buffers) = 0;
+
+  // Runs `step` once on the recording stream (a real training step: the warm-up PyTorch's
+  // whole-network capture asks for, and the step of the batch now in the static buffers), then
+  // records it without running it. Every step graph shares one memory pool: they are replayed
+  // one at a time on one stream, and what one leaves in the pool is never read by another.
+  // An exception from that first run is the step's own and propagates as an eager step's would;
+  // a failure to record throws CaptureFailure, with the step done once.
+  virtual std::unique_ptr<StepGraph> record_step(const StepFunction& step, const torch::Device& device);
+};
+
+// Recording failed after the step itself had run (record_step).
+class CaptureFailure : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
 };
 
 // The CUDA-graph recorder; nullptr in a build without CUDA.

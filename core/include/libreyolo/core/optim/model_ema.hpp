@@ -43,6 +43,19 @@ class ModelEma {
   // nothing reads in eval mode.
   void update(const torch::nn::Module& model);
 
+  // update() in its two halves, for a step recorded into a CUDA graph: advance() counts the
+  // update and sets its decay (on the host; with use_device_decay also in two device tensors,
+  // one fill kernel each), apply() moves the EMA with device work only. A recorded apply()
+  // reads the decay the latest advance() wrote.
+  void advance();
+  void apply(const torch::nn::Module& model);
+
+  // From now on apply() reads d and 1 - d from 0-dim device tensors and computes
+  // ema = ema * d + ((1 - d) * model), the product rounded before the sum as in LibreYOLO's
+  // ModelEMA. Returns false, changing nothing, where LibTorch lacks the multi-tensor multiply by
+  // a tensor (before 2.1) or the EMA lives on the CPU.
+  bool use_device_decay();
+
   // The decay the next update() will use, and the one for a given update count.
   double decay_at(int64_t updates) const;
   int64_t updates() const { return updates_; }
@@ -70,6 +83,8 @@ class ModelEma {
   ModelEmaOptions options_;
   bool ramp_ = true;
   int64_t updates_ = 0;
+  double decay_now_ = 0;                 // what advance() computed for apply()
+  torch::Tensor decay_, keep_;           // use_device_decay: d and 1 - d on the device
   std::vector<std::pair<std::string, torch::Tensor>> state_;
   // What update() does with each tensor of state_, in order.
   enum class Role : char { average, copy, hold };

@@ -43,8 +43,19 @@ class Optimizer {
   virtual bool step_unless_found_inf(const torch::Tensor& found_inf) { return false; }
 
   // Sets every group's lr to `base_lr * lr_mult`: what LibreYOLO's trainer does with the
-  // scheduler's value after each step.
+  // scheduler's value after each step. With use_device_lr, the device copies too (one fill
+  // kernel per group, no host read).
   void set_lr(double base_lr);
+
+  // From now on step_unless_found_inf reads each group's lr from a device tensor
+  // (ParamGroup::lr_on_device), so that a CUDA graph of the step follows the schedule. Returns
+  // false, changing nothing, where this optimizer or LibTorch build cannot.
+  virtual bool use_device_lr() { return false; }
+  bool has_device_lr() const { return !groups_.empty() && groups_.front().lr_on_device.defined(); }
+  // Back to the host lr (the device tensors are dropped).
+  void drop_device_lr() {
+    for (auto& group : groups_) group.lr_on_device = torch::Tensor();
+  }
 
   // See grad_utils.hpp: set_to_none is the fast default and fits gradient accumulation.
   void zero_grad(bool set_to_none = true);
@@ -65,6 +76,9 @@ class Optimizer {
 };
 
 namespace detail {
+
+// Gives every group its lr_on_device (float32, 0-dim, on its first parameter's device).
+void make_device_lr(std::vector<ParamGroup>& groups);
 
 // A group's parameters that have a gradient this step, with their index in the group.
 struct ActiveParams {

@@ -25,6 +25,9 @@ struct ParamGroup {
   double weight_decay = 0.0;
   double lr_mult = 1.0;  // the group's lr is the scheduler's lr times this (D-FINE backbone 0.5)
   double lr = 0.0;       // current lr; Optimizer::set_lr writes it every step
+  // The same lr as a 0-dim float32 tensor on the parameters' device, once
+  // Optimizer::use_device_lr made it (set_lr writes both): a recorded step reads it there.
+  torch::Tensor lr_on_device;
 };
 
 struct ParamSplit {

@@ -26,9 +26,12 @@ class Sgd final : public Optimizer {
   // LibTorch >= 2.2 on CUDA with momentum: torch's fused SGD kernel, which reads found_inf
   // itself (the update rule above, one kernel per group).
   bool step_unless_found_inf(const torch::Tensor& found_inf) override;
+  // LibTorch >= 2.4 on CUDA with momentum: the fused kernel's overload that reads the lr from a
+  // device tensor (step_unless_found_inf uses it from then on).
+  bool use_device_lr() override;
 
+  // Momentum is a constant of the run (a recorded step keeps the value it was recorded with).
   double momentum() const { return options_.momentum; }
-  void set_momentum(double momentum) { options_.momentum = momentum; }
   const SgdOptions& options() const { return options_; }
 
   NamedTensors state() const override;

@@ -1,0 +1,98 @@
+#include "whole_step.hpp"
+
+#include <torch/torch.h>
+
+#include "libreyolo/core/data/loader/network_input.hpp"
+
+namespace libreyolo::core::trainer {
+namespace {
+
+// Key layout: batch, channels, height, width, target capacity, window size, window end.
+constexpr std::size_t kCapacityIndex = 4;
+
+StepInputs make_inputs(const Session& s, const torch::Tensor& images, const data::Batch& batch, std::int64_t capacity) {
+  StepInputs in;
+  in.images = images.clone();  // keeps the channels-last strides of the network input
+  in.boxes = torch::zeros({batch.targets.size(0), capacity, batch.targets.size(2)}, batch.targets.options());
+  in.counts = batch.counts.clone();
+  const auto components = static_cast<std::int64_t>(s.criterion->component_names().size());
+  in.losses = torch::zeros({components}, torch::TensorOptions().dtype(torch::kFloat32).device(s.device));
+  return in;
+}
+
+void fill_inputs(StepInputs& in, const torch::Tensor& images, const data::Batch& batch) {
+  in.images.copy_(images);
+  in.boxes.zero_();
+  in.boxes.narrow(1, 0, batch.targets.size(1)).copy_(batch.targets);
+  in.counts.copy_(batch.counts);
+}
+
+// The step a graph records: everything reads and writes tensors that outlive it (`in`, the
+// parameters and their .grad, the optimizer, scaler and EMA state). The loss components are
+// copied into in.losses rather than returned: a recording runs this code without computing
+// anything, so a tensor it returned would hold nothing, while the copy into in.losses leaves the
+// warm-up's values there until the first replay overwrites them.
+void step_from_inputs(Session& s, StepInputs& in, const optim::AccumulationWindow& window) {
+  const sdk::Targets targets{in.boxes, in.counts, {}};  // no host counts: a recorded step cannot follow them
+  in.losses.copy_(forward_loss_backward(s, in.images, targets, window.window_size));
+  if (!window.ends_window) return;
+  mark_phase(s, profiler::StepPhase::optimizer);
+  finish_window_on_device(s);
+  s.optimizer->zero_grad(/*set_to_none=*/false);  // in place: the graph adds into these tensors
+}
+
+}  // namespace
+
+std::int64_t target_capacity(std::int64_t boxes) {
+  for (std::int64_t power = 16;; power *= 2) {
+    if (boxes <= power) return power;
+    if (boxes <= power + power / 2) return power + power / 2;
+  }
+}
+
+capture::Shape whole_step_key(const data::Batch& batch, const optim::AccumulationWindow& window) {
+  const auto& images = batch.images;  // [B, H, W, 3]
+  return {images.size(0), images.size(3), images.size(1), images.size(2), target_capacity(batch.targets.size(1)),
+          window.window_size, window.ends_window ? 1 : 0};
+}
+
+std::string whole_step_refusal(const Session& s) {
+  if (s.family->policy.capture != sdk::CaptureRegion::step) return "";
+  if (s.config.multi_scale) return "multi_scale=true gives batches of several sizes";
+  if (!s.scaler->enabled()) return "it is recorded with the float16 gradient scaler only (amp=true in float16)";
+  if (!s.optimizer->has_device_lr()) return "the optimizer cannot read its learning rate from the device";
+  return "";
+}
+
+void prepare_device_step_state(Session& s) {
+  if (s.family->policy.capture != sdk::CaptureRegion::step || !s.device.is_cuda() || !s.scaler->enabled()) return;
+  if (!s.optimizer->use_device_lr()) return;
+  // Without its device decay the EMA cannot be recorded: the lr goes back to the host then, and
+  // whole_step_refusal says why.
+  if (s.ema && !s.ema->use_device_decay()) s.optimizer->drop_device_lr();
+}
+
+std::optional<torch::Tensor> whole_step(Session& s, const data::Batch& batch, const optim::AccumulationWindow& window) {
+  if (!s.capture->whole_step() || s.multi_scale) return std::nullopt;
+  if (!s.step_buffers) s.step_buffers = std::make_shared<StepBuffers>();
+  if (window.starts_window && !s.gradients_clear) clear_gradients(s);
+  mark_phase(s, profiler::StepPhase::h2d);
+  const auto images = data::to_network_input(batch.images, s.family->info.input);
+  const auto key = whole_step_key(batch, window);
+  auto found = s.step_buffers->by_key.find(key);
+  if (found == s.step_buffers->by_key.end()) {
+    found = s.step_buffers->by_key.emplace(key, make_inputs(s, images, batch, key[kCapacityIndex])).first;
+  }
+  StepInputs& in = found->second;
+  fill_inputs(in, images, batch);
+  if (window.ends_window && s.ema) s.ema->advance();  // the host half of the EMA's move
+  mark_phase(s, profiler::StepPhase::forward);      // a replay's whole time
+  s.capture->run_step(key, [&s, &in, window] { step_from_inputs(s, in, window); },
+                      [&s] { s.scaler->forget_unscale(); });
+  mark_phase(s, profiler::StepPhase::other);
+  s.gradients_clear = window.ends_window;
+  if (window.ends_window) after_window(s);
+  return in.losses.clone();
+}
+
+}  // namespace libreyolo::core::trainer

@@ -1,0 +1,54 @@
+#pragma once
+// The whole training step as one CUDA graph (capture region `step`, docs/cuda-graphs.md): the
+// static buffers a recorded step reads, the device-side state it needs (the lr and the EMA decay
+// as device tensors), and the step that trains from the buffers through the capture manager.
+// Private to core/src/trainer/.
+
+#include <torch/types.h>
+
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+
+#include "libreyolo/core/capture/capture_policy.hpp"
+#include "session.hpp"
+
+namespace libreyolo::core::trainer {
+
+// The target capacity a batch with at most `boxes` boxes per image is padded to: the smallest
+// of 16, 24, 32, 48, 64, 96, 128, ... (powers of two and one and a half times them) that holds
+// them. A few graphs cover any dataset, and padding costs the criterion at most half again.
+std::int64_t target_capacity(std::int64_t boxes);
+
+// One graph's inputs and output, allocated outside every graph and kept as long as the session.
+struct StepInputs {
+  torch::Tensor images;  // the network's input (to_network_input's layout and type)
+  torch::Tensor boxes;   // [B, capacity, 5], rows past counts[b] zero
+  torch::Tensor counts;  // [B] int64
+  torch::Tensor losses;  // the loss components the step wrote
+};
+
+struct StepBuffers {
+  std::map<capture::Shape, StepInputs> by_key;
+};
+
+// The graph key of a batch: its shape, the target capacity and the accumulation role.
+capture::Shape whole_step_key(const data::Batch& batch, const optim::AccumulationWindow& window);
+
+// Why this session cannot record whole steps ("" when it can; also "" when its family does not
+// declare region `step`, which the capture manager never asks about).
+std::string whole_step_refusal(const Session& session);
+
+// For families that declare region `step`, on CUDA: the optimizer reads its lr from the device
+// and the EMA its decay, in eager and recorded steps alike, so the two compute the same bits.
+// Call once the optimizer, scaler and EMA exist, before the capture manager is made.
+void prepare_device_step_state(Session& session);
+
+// One training step through the capture manager's whole-step mode: eager, recorded or replayed.
+// nullopt when the session is not in that mode or this batch needs the ordinary step
+// (multi-scale); the caller runs train_step's eager path then.
+std::optional<torch::Tensor> whole_step(Session& session, const data::Batch& batch,
+                                        const optim::AccumulationWindow& window);
+
+}  // namespace libreyolo::core::trainer
