@@ -1,5 +1,6 @@
 #include "blocks.hpp"
 
+#include <libreyolo/sdk/avg_pool_2x2.hpp>
 #include <libreyolo/sdk/batch_norm_silu.hpp>
 #include <torch/torch.h>
 
@@ -109,10 +110,9 @@ torch::Tensor RepNCSPELANImpl::forward(const torch::Tensor& x) {
 }
 
 namespace {
-// F.avg_pool2d(x, 2, 1, 0, ceil_mode=False, count_include_pad=True)
-torch::Tensor smooth(const torch::Tensor& x) {
-  return torch::avg_pool2d(x, {2, 2}, {1, 1}, {0, 0}, false, true);
-}
+// F.avg_pool2d(x, 2, 1, 0, ceil_mode=False, count_include_pad=True); the SDK's kernel under
+// fused_kernels=auto (the same bits, a fraction of PyTorch's channels-last time).
+torch::Tensor smooth(const torch::Tensor& x) { return sdk::avg_pool_2x2(x); }
 }  // namespace
 
 AConvImpl::AConvImpl(int64_t in_channels, int64_t out_channels) {

@@ -60,7 +60,7 @@ std::string device_refusal(const BatchNorm2dImpl& bn, const torch::Tensor& x) {
 // once: evaluation always composes (and a model may evaluate before it trains), so logging the
 // first decision of any kind could hide the one that matters.
 bool fused_chosen(const BatchNorm2dImpl& bn, const torch::Tensor& x) {
-  if (fused_kernels() == FusedKernels::off) return false;
+  if (!fused_kernel_allowed("batch_norm_silu")) return false;
   const auto refusal = batch_norm_silu_refusal(bn, x);
   if (bn.is_training()) {
     static std::once_flag once;

@@ -1,14 +1,30 @@
 #include "libreyolo/sdk/fused_kernels.hpp"
 
 #include <atomic>
+#include <mutex>
 
 namespace libreyolo::sdk {
 namespace {
 std::atomic<FusedKernels> policy{FusedKernels::off};
+std::mutex only_mutex;
+std::string only_kernel;  // guarded by only_mutex; set before a model is built
+}  // namespace
+
+void set_fused_kernels(FusedKernels value, const std::string& only) {
+  {
+    const std::lock_guard<std::mutex> lock(only_mutex);
+    only_kernel = only;
+  }
+  policy.store(value);
 }
 
-void set_fused_kernels(FusedKernels value) { policy.store(value); }
 FusedKernels fused_kernels() { return policy.load(); }
+
+bool fused_kernel_allowed(const char* name) {
+  if (policy.load() == FusedKernels::off) return false;
+  const std::lock_guard<std::mutex> lock(only_mutex);
+  return only_kernel.empty() || only_kernel == name;
+}
 
 bool fused_kernels_built() {
 #ifdef LIBREYOLO_SDK_FUSED_KERNELS

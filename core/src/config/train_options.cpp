@@ -90,8 +90,9 @@ std::vector<TrainOption> training_only_options() {
       {{"multi_scale", T::boolean, "false", "random input size per batch"}, &C::multi_scale},
       {{"cuda_graph", T::boolean, "false", "capture the network into a CUDA graph"}, &C::cuda_graph},
       {{"fused_kernels", T::choice, "off",
-        "auto: the SDK's fused CUDA kernels where built and the inputs suit them (deformable attention); off: composed PyTorch ops",
-        {"off", "auto"}},
+        "auto: the SDK's fused CUDA kernels where built and the inputs suit them (deformable attention's sampling, "
+        "BatchNorm + SiLU, the 2x2 average pool); one kernel's name: that kernel alone; off: composed PyTorch ops",
+        {"off", "auto", "deform_sampling", "batch_norm_silu", "avg_pool_2x2"}},
        &C::fused_kernels},
       {{"profile", T::boolean, "false", "profile a window of steps and print a verdict"}, &C::profile},
       {{"profile_skip", T::integer, "5", "profile=true: steps discarded before the window"}, &C::profile_skip,

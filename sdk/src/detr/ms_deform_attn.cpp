@@ -96,7 +96,7 @@ torch::Tensor per_level_sampling(const torch::Tensor& value, const SpatialShapes
 // The fused_kernels policy and the inputs decide; the first decision of the process is logged.
 bool fused_sampling_chosen(const torch::Tensor& value, const SpatialShapes& shapes,
                            const std::vector<int64_t>& points) {
-  if (fused_kernels() == FusedKernels::off) return false;
+  if (!fused_kernel_allowed("deform_sampling")) return false;
   const auto refusal = fused_sampling_refusal(value, shapes, points);
   static std::once_flag once;
   std::call_once(once, [&] {

@@ -6,6 +6,8 @@
 // choose it. Off by default: a fused kernel becomes the default only once it is measured faster
 // and equal within tolerance on the GPU (docs/fused-kernels.md).
 
+#include <string>
+
 #include "libreyolo/sdk/export.hpp"
 
 namespace libreyolo::sdk {
@@ -15,8 +17,15 @@ enum class FusedKernels {
   when_built,  // the fused kernel where this build has it and the inputs suit it (CUDA, shapes)
 };
 
-LIBREYOLO_SDK_API void set_fused_kernels(FusedKernels policy);
+// `only`: with when_built, the one kernel allowed (one of kFusedKernelNames; "" = every one), so
+// that each can be measured alone.
+LIBREYOLO_SDK_API void set_fused_kernels(FusedKernels policy, const std::string& only = "");
 LIBREYOLO_SDK_API FusedKernels fused_kernels();
+// Whether the policy lets the kernel `name` run (its own refusals still apply).
+LIBREYOLO_SDK_API bool fused_kernel_allowed(const char* name);
+
+// The kernels' names, as the host's fused_kernels option takes them.
+inline constexpr const char* kFusedKernelNames[] = {"deform_sampling", "batch_norm_silu", "avg_pool_2x2"};
 // True when this SDK was compiled with its CUDA kernels (a CUDA LibTorch and nvcc).
 LIBREYOLO_SDK_API bool fused_kernels_built();
 
