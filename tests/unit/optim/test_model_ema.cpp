@@ -157,3 +157,50 @@ TEST_CASE("ModelEma: averaging a constant with itself drifts by rounding, which 
   for (int i = 0; i < 50; ++i) held.update(*frozen);
   CHECK(torch::equal(find(held, "weight"), frozen->weight));
 }
+
+namespace {
+
+// `to` gets `from`'s parameters and buffers: two identical models for two EMAs.
+void copy_weights(Net& from, Net& to) {
+  torch::NoGradGuard no_grad;
+  for (const auto& item : from.named_parameters()) to.named_parameters()[item.key()].copy_(item.value());
+  for (const auto& item : from.named_buffers()) to.named_buffers()[item.key()].copy_(item.value());
+}
+
+}  // namespace
+
+// The whole-step graph records advance() and apply() apart (advance on the host before the
+// replay, apply inside it); the two halves must add up to update() exactly, or a recorded run
+// would drift from an eager one. Two EMAs of two identical models, moved the same way.
+TEST_CASE("ModelEma: advance() then apply() is update(), bit for bit; no device decay on the CPU") {
+  torch::manual_seed(3);
+  Net eager_net, split_net;
+  copy_weights(eager_net, split_net);
+  optim::ModelEma eager(eager_net, {0.9, 3.0, {}});
+  optim::ModelEma split(split_net, {0.9, 3.0, {}});
+  CHECK_FALSE(split.use_device_decay());  // the EMA lives on the CPU: nothing to read on a device
+  const auto initial = find(split, "conv.weight").clone();
+
+  for (int i = 0; i < 4; ++i) {
+    const auto x = torch::randn({4, 2, 5, 5}) + i;
+    for (Net* net : {&eager_net, &split_net}) {  // the same training forward and weight change for both
+      net->train();
+      net->forward(x);
+      torch::NoGradGuard no_grad;
+      net->conv->weight.mul_(1.5).add_(0.25);
+    }
+    eager.update(eager_net);
+    split.advance();
+    split.apply(split_net);
+    CHECK(split.updates() == eager.updates());
+  }
+  CHECK(split.updates() == 4);
+  REQUIRE(split.state().size() == eager.state().size());
+  for (size_t i = 0; i < eager.state().size(); ++i) {
+    CAPTURE(eager.state()[i].first);
+    CHECK(torch::equal(split.state()[i].second, eager.state()[i].second));
+  }
+  // The EMA moved, and is not the model: the comparison above compared averages.
+  CHECK_FALSE(torch::equal(find(split, "conv.weight"), initial));
+  CHECK_FALSE(torch::equal(find(split, "conv.weight"), split_net.conv->weight));
+}

@@ -318,3 +318,22 @@ TEST_CASE("optimizers refuse what torch.optim refuses") {
   CHECK_THROWS_AS(optim::Sgd({{"x", {not_a_leaf}}}), libreyolo::core::Error);
   CHECK_THROWS_AS(optim::Sgd({{"x", {torch::zeros({2}, torch::kLong)}}}), libreyolo::core::Error);
 }
+
+// The whole-step graph needs the lr on the device; on the CPU there is none to read, so
+// use_device_lr refuses, changes nothing, and set_lr keeps writing the host lr alone.
+TEST_CASE("Sgd::use_device_lr refuses on the CPU; set_lr still sets each group's lr") {
+  auto p = make_params(torch::kCPU);
+  auto groups = our_groups(p, 0.05);
+  groups[2].lr_mult = 0.25;
+  optim::Sgd sgd(std::move(groups), {0.9, true});
+  CHECK_FALSE(sgd.use_device_lr());
+  CHECK_FALSE(sgd.has_device_lr());
+  for (const double base : {0.02, 0.005}) {
+    sgd.set_lr(base);
+    CHECK(sgd.groups()[0].lr == doctest::Approx(base));
+    CHECK(sgd.groups()[1].lr == doctest::Approx(base));
+    CHECK(sgd.groups()[2].lr == doctest::Approx(base * 0.25));
+    for (const auto& group : sgd.groups()) CHECK_FALSE(group.lr_on_device.defined());
+  }
+  CHECK_FALSE(sgd.has_device_lr());
+}
