@@ -110,8 +110,8 @@ torch::Tensor RepNCSPELANImpl::forward(const torch::Tensor& x) {
 }
 
 namespace {
-// F.avg_pool2d(x, 2, 1, 0, ceil_mode=False, count_include_pad=True); the SDK's kernel under
-// fused_kernels=auto (the same bits, a fraction of PyTorch's channels-last time).
+// F.avg_pool2d(x, 2, 1, 0, ceil_mode=False, count_include_pad=True); the SDK's kernel where the
+// fused_kernels policy allows it (the same output bits, a fraction of PyTorch's channels-last time).
 torch::Tensor smooth(const torch::Tensor& x) { return sdk::avg_pool_2x2(x); }
 }  // namespace
 

@@ -124,6 +124,7 @@ StepRun CaptureManager::run_step(const Shape& key, const StepFunction& step, con
       } catch (const std::exception& e) {
         fall_back("replaying the step graph of " + shape_text(key), e.what());
         abandoned();
+        ++counters_.eager;
         step();
         return StepRun::fell_back;
       }
@@ -153,14 +154,15 @@ StepRun CaptureManager::record_step(const Shape& key, const StepFunction& step, 
   } catch (const CaptureFailure& e) {
     fall_back("capturing the whole step for " + shape_text(key), e.what());
     abandoned();
-    return StepRun::fell_back;  // the step ran once before the recording failed
+    ++counters_.eager;  // the step ran once, eager, before the recording failed
+    return StepRun::fell_back;
   }
 }
 
 void CaptureManager::end_epoch(int batches, bool multi_scale) {
   const auto eager = policy_.take_epoch_eager();
   if (!active()) return;
-  const auto note = eager_epoch_note(eager, batches, policy_.settings(), graphs_.size(), multi_scale);
+  const auto note = eager_epoch_note(eager, batches, policy_.settings(), policy_.graphs_held(), multi_scale);
   if (!note.empty()) log::info("cuda_graph: ", note);
 }
 

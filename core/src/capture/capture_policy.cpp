@@ -6,6 +6,13 @@
 
 namespace libreyolo::core::capture {
 
+std::int64_t target_capacity(std::int64_t boxes) {
+  for (std::int64_t power = 16;; power *= 2) {
+    if (boxes <= power) return power;
+    if (boxes <= power + power / 2) return power + power / 2;
+  }
+}
+
 std::string shape_text(const Shape& shape) {
   std::string text;
   for (std::size_t i = 0; i < shape.size(); ++i) text += (i ? "x" : "") + std::to_string(shape[i]);

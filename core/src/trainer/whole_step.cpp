@@ -52,16 +52,9 @@ void step_from_inputs(Session& s, StepInputs& in, const optim::AccumulationWindo
 
 }  // namespace
 
-std::int64_t target_capacity(std::int64_t boxes) {
-  for (std::int64_t power = 16;; power *= 2) {
-    if (boxes <= power) return power;
-    if (boxes <= power + power / 2) return power + power / 2;
-  }
-}
-
 capture::Shape whole_step_key(const data::Batch& batch, const optim::AccumulationWindow& window) {
   const auto& images = batch.images;  // [B, H, W, 3]
-  return {images.size(0), images.size(3), images.size(1), images.size(2), target_capacity(batch.targets.size(1)),
+  return {images.size(0), images.size(3), images.size(1), images.size(2), capture::target_capacity(batch.targets.size(1)),
           window.window_size, window.ends_window ? 1 : 0};
 }
 

@@ -16,11 +16,6 @@
 
 namespace libreyolo::core::trainer {
 
-// The target capacity a batch with at most `boxes` boxes per image is padded to: the smallest
-// of 16, 24, 32, 48, 64, 96, 128, ... (powers of two and one and a half times them) that holds
-// them. A few graphs cover any dataset, and padding costs the criterion at most half again.
-std::int64_t target_capacity(std::int64_t boxes);
-
 // One graph's inputs and output, allocated outside every graph and kept as long as the session.
 struct StepInputs {
   torch::Tensor images;  // the network's input (to_network_input's layout and type)

@@ -1,5 +1,6 @@
 #include <doctest/doctest.h>
 
+#include <algorithm>
 #include <stdexcept>
 
 #include "libreyolo/core/capture/capture_policy.hpp"
@@ -108,4 +109,23 @@ TEST_CASE("capture policy: an epoch's eager batches by shape, and the note that 
   CHECK(eager_epoch_note(eager, 7, policy.settings(), 1, /*multi_scale=*/false).find("multi_scale") ==
         std::string::npos);
   CHECK(eager_epoch_note({}, 7, policy.settings(), 1, true).empty());
+}
+
+TEST_CASE("capture policy: whole-step target capacities are 16, 24, 32, 48, 64, ... and hold the boxes") {
+  CHECK(target_capacity(0) == 16);
+  CHECK(target_capacity(1) == 16);
+  CHECK(target_capacity(16) == 16);
+  CHECK(target_capacity(17) == 24);
+  CHECK(target_capacity(24) == 24);
+  CHECK(target_capacity(25) == 32);
+  CHECK(target_capacity(33) == 48);
+  CHECK(target_capacity(49) == 64);
+  CHECK(target_capacity(97) == 128);
+  CHECK(target_capacity(129) == 192);
+  CHECK(target_capacity(1000) == 1024);
+  for (std::int64_t boxes = 1; boxes < 5000; ++boxes) {
+    const auto capacity = target_capacity(boxes);
+    REQUIRE(capacity >= boxes);
+    REQUIRE(2 * capacity <= 3 * std::max<std::int64_t>(boxes, 11));  // at most half again (16 for the smallest)
+  }
 }

@@ -21,6 +21,12 @@ using Shape = std::vector<std::int64_t>;
 // "16x3x640x640"
 std::string shape_text(const Shape& shape);
 
+// Whole-step capture (region `step`): the target capacity a batch with at most `boxes` boxes per
+// image is padded to, the smallest of 16, 24, 32, 48, 64, 96, 128, ... (powers of two and one and
+// a half times them) that holds them. A few graphs cover any dataset, and padding costs the
+// criterion at most half again.
+std::int64_t target_capacity(std::int64_t boxes);
+
 struct CaptureSettings {
   int repeats_before_capture = 3;  // sightings of a shape, this one included, before capturing
   int max_graphs = 2;              // each graph pins about one copy of the activations

@@ -43,7 +43,7 @@ struct TrainConfig {
   bool ema{}, amp{}, cuda_graph{}, profile{}, sync_bn{};
   double ema_decay{};
   std::string amp_dtype;
-  std::string fused_kernels;  // off or auto: the SDK's fused CUDA kernels (sdk/fused_kernels.hpp)
+  std::string fused_kernels;  // measured, off, auto or one kernel's name (sdk/fused_kernels.hpp)
   int profile_skip{}, profile_steps{};  // profile=true: steps discarded, then measured
   int ddp_timeout{};                    // seconds: multi-GPU collectives wait this long at most
   // Run folder, checkpoints, evaluation, logging.

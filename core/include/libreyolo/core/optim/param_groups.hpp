@@ -27,7 +27,7 @@ struct ParamGroup {
   double lr = 0.0;       // current lr; Optimizer::set_lr writes it every step
   // The same lr as a 0-dim float32 tensor on the parameters' device, once
   // Optimizer::use_device_lr made it (set_lr writes both): a recorded step reads it there.
-  torch::Tensor lr_on_device;
+  torch::Tensor lr_on_device{};
 };
 
 struct ParamSplit {
