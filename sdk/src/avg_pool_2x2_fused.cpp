@@ -8,9 +8,8 @@
 #include <torch/autograd.h>
 #include <torch/torch.h>
 
-#include <cstdint>
-
 #include "cuda/avg_pool_2x2_kernels.hpp"
+#include "fused_layout.hpp"
 
 namespace libreyolo::sdk {
 namespace {
@@ -18,18 +17,8 @@ namespace {
 using torch::autograd::AutogradContext;
 using torch::autograd::variable_list;
 
-// The layout the kernels index in; a tensor dense in both orders is taken as NCHW.
-bool channels_last_layout(const torch::Tensor& x) {
-  return !x.is_contiguous() && x.is_contiguous(torch::MemoryFormat::ChannelsLast);
-}
-
-torch::MemoryFormat format_of(bool channels_last) {
-  return channels_last ? torch::MemoryFormat::ChannelsLast : torch::MemoryFormat::Contiguous;
-}
-
-bool aligned16(const torch::Tensor& a, const torch::Tensor& b) {
-  return reinterpret_cast<std::uintptr_t>(a.data_ptr()) % 16 == 0 && reinterpret_cast<std::uintptr_t>(b.data_ptr()) % 16 == 0;
-}
+using fused_layout::aligned16;
+using fused_layout::format_of;
 
 fused::Pool2x2Shape shape_of(const torch::IntArrayRef sizes, torch::ScalarType type, bool channels_last, bool aligned) {
   fused::Pool2x2Shape s;
@@ -54,10 +43,10 @@ class FusedAvgPool2x2 : public torch::autograd::Function<FusedAvgPool2x2> {
  public:
   static torch::Tensor forward(AutogradContext* ctx, const torch::Tensor& x) {
     const c10::cuda::CUDAGuard guard(x.device());
-    const bool channels_last = channels_last_layout(x);
+    const bool channels_last = fused_layout::channels_last(x);
     auto y = torch::empty({x.size(0), x.size(1), x.size(2) - 1, x.size(3) - 1},
                           x.options().memory_format(format_of(channels_last)));
-    const auto shape = shape_of(x.sizes(), x.scalar_type(), channels_last, aligned16(x, y));
+    const auto shape = shape_of(x.sizes(), x.scalar_type(), channels_last, aligned16({&x, &y}));
     check_launch(fused::avg_pool_2x2_forward(shape, x.data_ptr(), y.data_ptr(), current_stream()), "forward");
     // The backward needs x's shape, type and layout, not its values.
     ctx->saved_data["sizes"] = x.sizes().vec();
@@ -74,7 +63,7 @@ class FusedAvgPool2x2 : public torch::autograd::Function<FusedAvgPool2x2> {
     // The incoming gradient may be another type, strided or expanded: read dense in x's layout.
     const auto grad_y = grads[0].to(type).contiguous(format_of(channels_last));
     auto grad_x = torch::empty(sizes, grad_y.options().memory_format(format_of(channels_last)));
-    const auto shape = shape_of(sizes, type, channels_last, aligned16(grad_y, grad_x));
+    const auto shape = shape_of(sizes, type, channels_last, aligned16({&grad_y, &grad_x}));
     check_launch(fused::avg_pool_2x2_backward(shape, grad_y.data_ptr(), grad_x.data_ptr(), current_stream()),
                  "backward");
     return {grad_x};

@@ -9,10 +9,8 @@
 #include <torch/autograd.h>
 #include <torch/torch.h>
 
-#include <cstdint>
-#include <initializer_list>
-
 #include "cuda/batch_norm_silu_kernels.hpp"
+#include "fused_layout.hpp"
 
 namespace libreyolo::sdk {
 namespace {
@@ -20,23 +18,8 @@ namespace {
 using torch::autograd::AutogradContext;
 using torch::autograd::variable_list;
 
-// The layout the kernels index x in. A tensor dense in both orders (H = W = 1, or C = 1) has the
-// same memory either way; NCHW is taken then.
-bool channels_last_layout(const torch::Tensor& x) {
-  return !x.is_contiguous() && x.is_contiguous(torch::MemoryFormat::ChannelsLast);
-}
-
-torch::MemoryFormat format_of(bool channels_last) {
-  return channels_last ? torch::MemoryFormat::ChannelsLast : torch::MemoryFormat::Contiguous;
-}
-
-// Whether every tensor's first element sits on a 16-byte boundary (the kernels' wide accesses).
-// The caching allocator's blocks always do; a view into one may not.
-bool aligned16(std::initializer_list<const torch::Tensor*> tensors) {
-  for (const auto* t : tensors)
-    if (reinterpret_cast<std::uintptr_t>(t->data_ptr()) % 16 != 0) return false;
-  return true;
-}
+using fused_layout::aligned16;
+using fused_layout::format_of;
 
 fused::BnSiluShape shape_of(const torch::Tensor& x, bool channels_last, bool aligned) {
   fused::BnSiluShape s;
@@ -69,7 +52,7 @@ class FusedBatchNormSilu : public torch::autograd::Function<FusedBatchNormSilu> 
                                const torch::Tensor& bias, const torch::Tensor& running_mean,
                                const torch::Tensor& running_var, double momentum, double eps) {
     const c10::cuda::CUDAGuard guard(x.device());
-    const bool channels_last = channels_last_layout(x);
+    const bool channels_last = fused_layout::channels_last(x);
     auto y = torch::empty(x.sizes(), x.options().memory_format(format_of(channels_last)));
     const auto shape = shape_of(x, channels_last, aligned16({&x, &y}));
     auto save_mean = torch::empty({shape.channels}, float_options(x));

@@ -60,10 +60,7 @@ bool check(int64_t channels, int64_t size) {
 }  // namespace
 
 int main() {
-  if (!torch::cuda::is_available() || !sdk::fused_kernels_built()) {
-    std::cout << "skipped: needs a CUDA device and a build with the SDK's fused kernels\n";
-    return 77;
-  }
+  if (!tools::fused_kernels_runnable()) return 77;
   // YOLOv9-t's AConv / ADown inputs for a 640 px image.
   const std::vector<std::pair<int64_t, int64_t>> cases = {{32, 160}, {64, 80}, {96, 40}, {64, 40}, {96, 20}};
   bool all = true;

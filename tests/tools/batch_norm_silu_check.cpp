@@ -89,10 +89,7 @@ bool check(int64_t channels, int64_t size) {
 }  // namespace
 
 int main() {
-  if (!torch::cuda::is_available() || !sdk::fused_kernels_built()) {
-    std::cout << "skipped: needs a CUDA device and a build with the SDK's fused kernels\n";
-    return 77;
-  }
+  if (!tools::fused_kernels_runnable()) return 77;
   // YOLOv9-t's widths at strides 2 to 16 for a 640 px input.
   const std::vector<std::pair<int64_t, int64_t>> cases = {{32, 320}, {64, 160}, {128, 80}, {256, 40}};
   bool all = true;

@@ -77,10 +77,7 @@ bool check(const Case& c) {
 }  // namespace
 
 int main() {
-  if (!torch::cuda::is_available() || !sdk::fused_kernels_built()) {
-    std::cout << "skipped: needs a CUDA device and a build with the SDK's fused kernels\n";
-    return 77;
-  }
+  if (!tools::fused_kernels_runnable()) return 77;
   // One decoder layer's sampling at batch 16, 640 px: 300 queries plus ~200 denoising ones.
   const std::vector<Case> cases = {
       {"D-FINE-n (strides 16, 32; 6 + 6 points; 8 heads x 16)", {{40, 40}, {20, 20}}, {6, 6}, 16, 500, 8, 16},

@@ -3,8 +3,11 @@
 // forward + backward on the device and the difference measure they report.
 #include <torch/torch.h>
 
+#include <libreyolo/sdk/fused_kernels.hpp>
+
 #include <algorithm>
 #include <chrono>
+#include <iostream>
 
 namespace libreyolo::tools {
 
@@ -24,6 +27,13 @@ double cuda_ms_per_call(Once&& once, int warmups = 3, int repeats = 20) {
 inline double relative(const torch::Tensor& got, const torch::Tensor& want) {
   const auto scale = std::max(1.0, want.abs().max().item<double>());
   return (got.to(torch::kFloat64) - want.to(torch::kFloat64)).abs().max().item<double>() / scale;
+}
+
+// Whether the check can run here; says why not (the caller exits 77, ctest's "skipped").
+inline bool fused_kernels_runnable() {
+  if (torch::cuda::is_available() && libreyolo::sdk::fused_kernels_built()) return true;
+  std::cout << "skipped: needs a CUDA device and a build with the SDK's fused kernels\n";
+  return false;
 }
 
 }  // namespace libreyolo::tools

@@ -12,26 +12,14 @@
 
 #include "libreyolo/core/capture/capture_manager.hpp"
 #include "libreyolo/sdk/detector.hpp"
+#include "tiny_detector.hpp"
 
 using namespace libreyolo;
 using namespace libreyolo::core::capture;
 
 namespace {
 
-class TinyDetector : public sdk::Detector {
- public:
-  TinyDetector() { conv_ = register_module("conv", torch::nn::Conv2d(torch::nn::Conv2dOptions(3, 4, 3).padding(1))); }
-  std::vector<torch::Tensor> forward_capturable(const torch::Tensor& images) override {
-    ++eager_forwards;
-    return {conv_->forward(images)};
-  }
-  sdk::Candidates decode(const std::vector<torch::Tensor>&) override { return {}; }
-  void change_computation(const std::string& why) { announce_capture_change(why); }
-  int eager_forwards = 0;
-
- private:
-  torch::nn::Conv2d conv_{nullptr};
-};
+using test::TinyDetector;
 
 // What the fake recorders saw, and the switches that make them fail.
 struct RecorderLog {
