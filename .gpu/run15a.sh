@@ -2,7 +2,8 @@
 # build; the whole cuda ctest at the fourteenth session's final tree (its calls ran it only at
 # 4f172d8); issue #21's equality checks at 50 steps (bench capture: eager vs the whole-step
 # graph; bench step's loss trajectories with fused_kernels=off vs measured); then end to end
-# beside LibreYOLO's own trainer in the same call (YOLOv9-t, then YOLOX-s), for the ratios.
+# beside LibreYOLO's own trainer in the same call (YOLOv9-t, then YOLOX-s), for the ratios; last,
+# which PyTorch ops launch YOLOv9-t's kernels (tests/tools/op_attribution.py, LibreYOLO's module).
 # Carry .devkit and .reference (docs/gpu-machine.md says how to make them). At most 8 files.
 source .gpu/common.sh
 stamp "start"
@@ -27,4 +28,5 @@ for m in "yolo9 t yolo9t" "yolox s yoloxs"; do
   timeout 45 $H bench train model=$3 $common epochs=3 eval_interval=3 name=e2e_$3 > $W/t.log 2>&1
   stamp "ours $3 rc=$?: $(grep -E 'bench train:' $W/t.log | cut -c1-300)"; cat $W/t.log >> $OUT/train.log
 done
+[ $SECONDS -lt 555 ] && { timeout 40 python3 tests/tools/op_attribution.py yolo9 t > $OUT/ops_yolo9t.txt 2>&1; stamp "op attribution rc=$?"; head -25 $OUT/ops_yolo9t.txt; }
 stamp "end"
