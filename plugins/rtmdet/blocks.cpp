@@ -1,5 +1,7 @@
 #include "blocks.hpp"
 
+#include <libreyolo/sdk/max_pool_same.hpp>
+
 #include <torch/torch.h>
 
 namespace libreyolo::families::rtmdet {
@@ -88,7 +90,7 @@ SPPBottleneck::SPPBottleneck(int64_t in_channels, int64_t out_channels) {
 torch::Tensor SPPBottleneck::forward(const torch::Tensor& x) {
   const auto y = conv1->forward(x);
   std::vector<torch::Tensor> parts{y};
-  for (const int64_t k : {5, 9, 13}) parts.push_back(torch::max_pool2d(y, {k, k}, {1, 1}, {k / 2, k / 2}));
+  for (const int64_t k : {5, 9, 13}) parts.push_back(sdk::max_pool_same(y, k));  // max_pool2d(y, k, 1, k // 2)
   return conv2->forward(torch::cat(parts, 1));
 }
 

@@ -2,6 +2,7 @@
 
 #include <libreyolo/sdk/avg_pool_2x2.hpp>
 #include <libreyolo/sdk/batch_norm_silu.hpp>
+#include <libreyolo/sdk/max_pool_same.hpp>
 #include <torch/torch.h>
 
 namespace libreyolo::families::yolo9 {
@@ -142,7 +143,7 @@ SPPELANImpl::SPPELANImpl(int64_t c1, int64_t c2, int64_t c3, int64_t k) : k_(k) 
 torch::Tensor SPPELANImpl::forward(const torch::Tensor& x) {
   std::vector<torch::Tensor> features{cv1->forward(x)};
   for (int i = 0; i < 3; ++i)
-    features.push_back(torch::max_pool2d(features.back(), {k_, k_}, {1, 1}, {k_ / 2, k_ / 2}));
+    features.push_back(sdk::max_pool_same(features.back(), k_));  // max_pool2d(x, k, 1, k // 2)
   return cv5->forward(torch::cat(features, 1));
 }
 

@@ -1,7 +1,8 @@
 #pragma once
 // Whether the SDK's hand-written fused CUDA kernels replace their composed PyTorch versions
 // (deformable attention's sampling, detr/ms_deform_attn.hpp; BatchNorm + SiLU,
-// batch_norm_silu.hpp; the 2x2 average pool, avg_pool_2x2.hpp). A process-wide policy that the
+// batch_norm_silu.hpp; the 2x2 average pool, avg_pool_2x2.hpp; the same-size max pool,
+// max_pool_same.hpp). A process-wide policy that the
 // host sets from the `fused_kernels` option before it builds a model; families never choose it.
 // A kernel runs by default (`measured`) only once it is measured faster in the training step and
 // equal within tolerance on the GPU (docs/fused-kernels.md); `when_built` runs every one.
@@ -26,7 +27,8 @@ LIBREYOLO_SDK_API FusedKernels fused_kernels();
 LIBREYOLO_SDK_API bool fused_kernel_allowed(const char* name);
 
 // The kernels' names, as the host's fused_kernels option takes them.
-inline constexpr const char* kFusedKernelNames[] = {"deform_sampling", "batch_norm_silu", "avg_pool_2x2"};
+inline constexpr const char* kFusedKernelNames[] = {"deform_sampling", "batch_norm_silu", "avg_pool_2x2",
+                                                    "max_pool_same"};
 // Those measured faster in the step on an H200 and equal within tolerance (docs/fused-kernels.md):
 // the 2x2 average pool (YOLOv9-t's step 26.4 -> 25.4 ms). Not BatchNorm + SiLU (the step slower),
 // nor the deformable sampling (its end-to-end pair disagreed with its step).

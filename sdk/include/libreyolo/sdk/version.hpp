@@ -20,7 +20,8 @@
 // ABI 9: sdk::batch_norm_silu (batch_norm_silu.hpp), the composed-or-fused BatchNorm + SiLU
 //        the YOLO blocks call: a plugin using it needs an SDK that has it.
 // ABI 10: CaptureRegion::step (the whole training step as one CUDA graph; YOLOv9, YOLOX);
-//         sdk::avg_pool_2x2 (avg_pool_2x2.hpp); set_fused_kernels' `only` kernel.
+//         sdk::avg_pool_2x2 (avg_pool_2x2.hpp), sdk::max_pool_same (max_pool_same.hpp);
+//         set_fused_kernels' `only` kernel; FusedKernels::measured.
 
 #define LIBREYOLO_SDK_VERSION "0.1.0"
 #define LIBREYOLO_SDK_ABI_VERSION 10

@@ -1,0 +1,129 @@
+// sdk::max_pool_same (max_pool_same.hpp): the composed path is torch::max_pool2d(x, k, 1, k / 2) bit
+// for bit, auto on the CPU falls back to it, the refusals name why; on a CUDA machine the fused
+// kernel gives PyTorch's outputs to the bit and routes the gradient as PyTorch does (within one
+// rounding of its sums), with ties, NaN and all -inf windows, float16 and float32, odd channel
+// counts and a misaligned view, and the same bits run after run.
+#include "../torch_doctest.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <string>
+#include <vector>
+
+#include "libreyolo/sdk/fused_kernels.hpp"
+#include "libreyolo/sdk/max_pool_same.hpp"
+
+namespace sdk = libreyolo::sdk;
+
+namespace {
+
+struct PolicyGuard {  // the policy is process-wide: leave it as found
+  sdk::FusedKernels before = sdk::fused_kernels();
+  explicit PolicyGuard(sdk::FusedKernels policy, const std::string& only = "") { sdk::set_fused_kernels(policy, only); }
+  ~PolicyGuard() { sdk::set_fused_kernels(before); }
+};
+
+struct Result {
+  torch::Tensor y, grad_x;
+};
+
+template <class Pool>
+Result run(const torch::Tensor& x_in, const torch::Tensor& upstream, Pool pool) {
+  auto x = x_in.detach().requires_grad_();
+  Result r;
+  r.y = pool(x);
+  r.y.backward(upstream);
+  r.grad_x = x.grad();
+  return r;
+}
+
+torch::Tensor pytorch_pool(const torch::Tensor& x, int64_t k) { return torch::max_pool2d(x, {k, k}, {1, 1}, {k / 2, k / 2}); }
+
+// Small integers: many ties inside each window, so the first-maximum rule shows; one NaN and one
+// window of -inf only.
+torch::Tensor tied_input(const std::vector<int64_t>& shape) {
+  auto x = torch::randint(-3, 3, shape).to(torch::kFloat32);
+  x.index_put_({0, 0, 0, 0}, std::numeric_limits<float>::quiet_NaN());
+  if (shape[2] >= 6 && shape[3] >= 6) x.index_put_({0, 1 % shape[1], torch::indexing::Slice(3, 6), torch::indexing::Slice(3, 6)},
+                                                   -std::numeric_limits<float>::infinity());
+  return x;
+}
+
+bool fused_runnable() { return torch::cuda::is_available() && sdk::fused_kernels_built(); }
+
+double relative(const torch::Tensor& got, const torch::Tensor& want) {
+  const auto scale = std::max(1e-30, want.abs().max().item<double>());
+  return (got.to(torch::kFloat64) - want.to(torch::kFloat64)).abs().max().item<double>() / scale;
+}
+
+torch::Tensor misaligned_copy(const torch::Tensor& x) {
+  const auto buffer = torch::empty({x.numel() + 1}, x.options());
+  auto view = buffer.as_strided(x.sizes(), x.strides(), /*storage_offset=*/1);
+  view.copy_(x);
+  return view;
+}
+
+void check_fused(const std::vector<int64_t>& shape, int64_t k, torch::Dtype dtype, bool misaligned) {
+  INFO("shape ", torch::IntArrayRef(shape), ", k ", k, ", ", dtype, misaligned ? ", misaligned" : ", aligned");
+  const auto dense = tied_input(shape).to(torch::kCUDA, dtype).contiguous(torch::MemoryFormat::ChannelsLast);
+  const auto x = misaligned ? misaligned_copy(dense) : dense;
+  const auto upstream = torch::randn(shape).to(torch::kCUDA, dtype);
+  const auto want = run(x, upstream, [k](const torch::Tensor& t) { return pytorch_pool(t, k); });
+  const PolicyGuard on(sdk::FusedKernels::when_built, "max_pool_same");
+  REQUIRE(sdk::max_pool_same_refusal(x, k).empty());
+  const auto fused = [k](const torch::Tensor& t) { return sdk::max_pool_same(t, k); };
+  const auto got = run(x, upstream, fused);
+  CHECK(got.y.is_contiguous(torch::MemoryFormat::ChannelsLast));
+  CHECK(torch::equal(torch::nan_to_num(got.y, 123.0), torch::nan_to_num(want.y, 123.0)));
+  CHECK(relative(got.grad_x, want.grad_x) <= (dtype == torch::kFloat16 ? 1e-3 : 1e-6));
+  const auto again = run(x, upstream, fused);
+  CHECK(torch::equal(again.grad_x, got.grad_x));
+}
+
+}  // namespace
+
+TEST_CASE("max_pool_same composed is torch::max_pool2d(x, k, 1, k / 2), and auto on the CPU falls back to it") {
+  torch::manual_seed(41);
+  for (const int64_t k : {1, 3, 5, 9}) {
+    const auto x = tied_input({2, 3, 7, 6});
+    const auto upstream = torch::randn({2, 3, 7, 6});
+    const auto want = run(x, upstream, [k](const torch::Tensor& t) { return pytorch_pool(t, k); });
+    for (const auto policy : {sdk::FusedKernels::off, sdk::FusedKernels::when_built}) {
+      const PolicyGuard guard(policy);
+      const auto got = run(x, upstream, [k](const torch::Tensor& t) { return sdk::max_pool_same(t, k); });
+      CHECK(torch::equal(torch::nan_to_num(got.y, 123.0), torch::nan_to_num(want.y, 123.0)));
+      CHECK(torch::equal(got.grad_x, want.grad_x));
+    }
+  }
+  const auto why = sdk::max_pool_same_refusal(torch::zeros({1, 2, 4, 4}), 5);
+  CHECK((why == "this build has no fused CUDA kernels" || why == "x is not on a CUDA device"));
+}
+
+TEST_CASE("max_pool_same's refusals name what the kernel does not take") {
+  if (!fused_runnable()) {
+    MESSAGE("skipped: needs a CUDA device and a build with the fused kernels");
+    return;
+  }
+  const auto cuda = torch::TensorOptions().device(torch::kCUDA);
+  const auto x = torch::zeros({1, 4, 6, 6}, cuda).contiguous(torch::MemoryFormat::ChannelsLast);
+  CHECK(sdk::max_pool_same_refusal(x, 4) == "the kernel takes odd window sizes from 1 to 15");
+  CHECK(sdk::max_pool_same_refusal(x, 17) == "the kernel takes odd window sizes from 1 to 15");
+  CHECK(sdk::max_pool_same_refusal(torch::zeros({1, 4, 6, 6}, cuda), 5) == "x is not channels-last");
+  CHECK(sdk::max_pool_same_refusal(torch::zeros({1, 4, 6}, cuda), 5) == "the kernel takes 4-D float16 or float32");
+}
+
+TEST_CASE("the fused same-size max pool gives PyTorch's outputs and routes gradients as PyTorch does") {
+  if (!fused_runnable()) {
+    MESSAGE("skipped: needs a CUDA device and a build with the fused kernels");
+    return;
+  }
+  torch::manual_seed(42);
+  // C on and off the 16-byte vector (8 float16, 4 float32); planes smaller than the window too.
+  const std::vector<std::vector<int64_t>> shapes = {{2, 8, 7, 9}, {3, 5, 6, 6}, {2, 16, 20, 20}, {1, 12, 3, 4}};
+  for (const auto dtype : {torch::kFloat16, torch::kFloat32})
+    for (const auto& shape : shapes)
+      for (const int64_t k : {1, 5, 9, 13}) check_fused(shape, k, dtype, false);
+  check_fused({2, 16, 20, 20}, 5, torch::kFloat16, true);
+  check_fused({2, 16, 20, 20}, 13, torch::kFloat32, true);
+}
