@@ -11,50 +11,19 @@
 #include <vector>
 
 #include "libreyolo/sdk/avg_pool_2x2.hpp"
+#include "fused_test_support.hpp"
 #include "libreyolo/sdk/fused_kernels.hpp"
 
 namespace sdk = libreyolo::sdk;
 
 namespace {
 
-struct PolicyGuard {  // the policy is process-wide: leave it as found
-  sdk::FusedKernels before = sdk::fused_kernels();
-  explicit PolicyGuard(sdk::FusedKernels policy, const std::string& only = "") { sdk::set_fused_kernels(policy, only); }
-  ~PolicyGuard() { sdk::set_fused_kernels(before); }
-};
+using libreyolo::test::fused_runnable;
+using libreyolo::test::misaligned_copy;
+using libreyolo::test::PolicyGuard;
+using libreyolo::test::relative_difference;
 
 torch::Tensor pytorch_pool(const torch::Tensor& x) { return torch::avg_pool2d(x, {2, 2}, {1, 1}, {0, 0}, false, true); }
-
-struct Result {
-  torch::Tensor y, grad_x;
-};
-
-// Forward and backward through `pool` from a fresh leaf over x's memory (alignment kept).
-template <class Pool>
-Result run(const torch::Tensor& x_in, const torch::Tensor& upstream, Pool pool) {
-  auto x = x_in.detach().requires_grad_();
-  Result r;
-  r.y = pool(x);
-  r.y.backward(upstream);
-  r.grad_x = x.grad();
-  return r;
-}
-
-bool fused_runnable() { return torch::cuda::is_available() && sdk::fused_kernels_built(); }
-
-// Largest difference relative to the reference's largest magnitude.
-double relative(const torch::Tensor& got, const torch::Tensor& want) {
-  const auto scale = std::max(1e-30, want.abs().max().item<double>());
-  return (got.to(torch::kFloat64) - want.to(torch::kFloat64)).abs().max().item<double>() / scale;
-}
-
-// x's values in a view whose first element sits one element past the allocation's start.
-torch::Tensor misaligned_copy(const torch::Tensor& x) {
-  const auto buffer = torch::empty({x.numel() + 1}, x.options());
-  auto view = buffer.as_strided(x.sizes(), x.strides(), /*storage_offset=*/1);
-  view.copy_(x);
-  return view;
-}
 
 void check_fused(const std::vector<int64_t>& shape, torch::Dtype dtype, bool channels_last, bool misaligned) {
   const std::string layout = channels_last ? "channels-last" : "NCHW";
@@ -63,15 +32,15 @@ void check_fused(const std::vector<int64_t>& shape, torch::Dtype dtype, bool cha
   const auto dense = torch::randn(shape).to(torch::kCUDA, dtype).contiguous(format);
   const auto x = misaligned ? misaligned_copy(dense) : dense;
   const auto upstream = torch::randn({shape[0], shape[1], shape[2] - 1, shape[3] - 1}).to(torch::kCUDA, dtype);
-  const auto want = run(x, upstream, pytorch_pool);
+  const auto want = libreyolo::test::forward_backward(x, upstream, pytorch_pool);
   const PolicyGuard on(sdk::FusedKernels::when_built, "avg_pool_2x2");
   REQUIRE(sdk::avg_pool_2x2_refusal(x).empty());
-  const auto got = run(x, upstream, sdk::avg_pool_2x2);
+  const auto got = libreyolo::test::forward_backward(x, upstream, sdk::avg_pool_2x2);
   CHECK(got.y.is_contiguous(format));
   CHECK(torch::equal(got.y, want.y));
   // One float16 rounding is 2^-11 of a value; float32's 2^-24.
-  CHECK(relative(got.grad_x, want.grad_x) <= (dtype == torch::kFloat16 ? 1e-3 : 1e-6));
-  const auto again = run(x, upstream, sdk::avg_pool_2x2);
+  CHECK(relative_difference(got.grad_x, want.grad_x) <= (dtype == torch::kFloat16 ? 1e-3 : 1e-6));
+  const auto again = libreyolo::test::forward_backward(x, upstream, sdk::avg_pool_2x2);
   CHECK(torch::equal(again.y, got.y));
   CHECK(torch::equal(again.grad_x, got.grad_x));
 }
@@ -82,10 +51,10 @@ TEST_CASE("avg_pool_2x2 composed is torch::avg_pool2d(x, 2, 1), and auto on the 
   torch::manual_seed(31);
   const auto x = torch::randn({2, 6, 7, 5});
   const auto upstream = torch::randn({2, 6, 6, 4});
-  const auto want = run(x, upstream, pytorch_pool);
+  const auto want = libreyolo::test::forward_backward(x, upstream, pytorch_pool);
   for (const auto policy : {sdk::FusedKernels::off, sdk::FusedKernels::when_built}) {
     const PolicyGuard guard(policy);
-    const auto got = run(x, upstream, sdk::avg_pool_2x2);
+    const auto got = libreyolo::test::forward_backward(x, upstream, sdk::avg_pool_2x2);
     CHECK(torch::equal(got.y, want.y));
     CHECK(torch::equal(got.grad_x, want.grad_x));
   }

@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "fused_test_support.hpp"
 #include "libreyolo/sdk/fused_kernels.hpp"
 #include "libreyolo/sdk/max_pool_same.hpp"
 
@@ -18,25 +19,10 @@ namespace sdk = libreyolo::sdk;
 
 namespace {
 
-struct PolicyGuard {  // the policy is process-wide: leave it as found
-  sdk::FusedKernels before = sdk::fused_kernels();
-  explicit PolicyGuard(sdk::FusedKernels policy, const std::string& only = "") { sdk::set_fused_kernels(policy, only); }
-  ~PolicyGuard() { sdk::set_fused_kernels(before); }
-};
-
-struct Result {
-  torch::Tensor y, grad_x;
-};
-
-template <class Pool>
-Result run(const torch::Tensor& x_in, const torch::Tensor& upstream, Pool pool) {
-  auto x = x_in.detach().requires_grad_();
-  Result r;
-  r.y = pool(x);
-  r.y.backward(upstream);
-  r.grad_x = x.grad();
-  return r;
-}
+using libreyolo::test::fused_runnable;
+using libreyolo::test::misaligned_copy;
+using libreyolo::test::PolicyGuard;
+using libreyolo::test::relative_difference;
 
 torch::Tensor pytorch_pool(const torch::Tensor& x, int64_t k) { return torch::max_pool2d(x, {k, k}, {1, 1}, {k / 2, k / 2}); }
 
@@ -50,34 +36,20 @@ torch::Tensor tied_input(const std::vector<int64_t>& shape) {
   return x;
 }
 
-bool fused_runnable() { return torch::cuda::is_available() && sdk::fused_kernels_built(); }
-
-double relative(const torch::Tensor& got, const torch::Tensor& want) {
-  const auto scale = std::max(1e-30, want.abs().max().item<double>());
-  return (got.to(torch::kFloat64) - want.to(torch::kFloat64)).abs().max().item<double>() / scale;
-}
-
-torch::Tensor misaligned_copy(const torch::Tensor& x) {
-  const auto buffer = torch::empty({x.numel() + 1}, x.options());
-  auto view = buffer.as_strided(x.sizes(), x.strides(), /*storage_offset=*/1);
-  view.copy_(x);
-  return view;
-}
-
 void check_fused(const std::vector<int64_t>& shape, int64_t k, torch::Dtype dtype, bool misaligned) {
   INFO("shape ", torch::IntArrayRef(shape), ", k ", k, ", ", dtype, misaligned ? ", misaligned" : ", aligned");
   const auto dense = tied_input(shape).to(torch::kCUDA, dtype).contiguous(torch::MemoryFormat::ChannelsLast);
   const auto x = misaligned ? misaligned_copy(dense) : dense;
   const auto upstream = torch::randn(shape).to(torch::kCUDA, dtype);
-  const auto want = run(x, upstream, [k](const torch::Tensor& t) { return pytorch_pool(t, k); });
+  const auto want = libreyolo::test::forward_backward(x, upstream, [k](const torch::Tensor& t) { return pytorch_pool(t, k); });
   const PolicyGuard on(sdk::FusedKernels::when_built, "max_pool_same");
   REQUIRE(sdk::max_pool_same_refusal(x, k).empty());
   const auto fused = [k](const torch::Tensor& t) { return sdk::max_pool_same(t, k); };
-  const auto got = run(x, upstream, fused);
+  const auto got = libreyolo::test::forward_backward(x, upstream, fused);
   CHECK(got.y.is_contiguous(torch::MemoryFormat::ChannelsLast));
   CHECK(torch::equal(torch::nan_to_num(got.y, 123.0), torch::nan_to_num(want.y, 123.0)));
-  CHECK(relative(got.grad_x, want.grad_x) <= (dtype == torch::kFloat16 ? 1e-3 : 1e-6));
-  const auto again = run(x, upstream, fused);
+  CHECK(relative_difference(got.grad_x, want.grad_x) <= (dtype == torch::kFloat16 ? 1e-3 : 1e-6));
+  const auto again = libreyolo::test::forward_backward(x, upstream, fused);
   CHECK(torch::equal(again.grad_x, got.grad_x));
 }
 
@@ -88,10 +60,10 @@ TEST_CASE("max_pool_same composed is torch::max_pool2d(x, k, 1, k / 2), and auto
   for (const int64_t k : {1, 3, 5, 9}) {
     const auto x = tied_input({2, 3, 7, 6});
     const auto upstream = torch::randn({2, 3, 7, 6});
-    const auto want = run(x, upstream, [k](const torch::Tensor& t) { return pytorch_pool(t, k); });
+    const auto want = libreyolo::test::forward_backward(x, upstream, [k](const torch::Tensor& t) { return pytorch_pool(t, k); });
     for (const auto policy : {sdk::FusedKernels::off, sdk::FusedKernels::when_built}) {
       const PolicyGuard guard(policy);
-      const auto got = run(x, upstream, [k](const torch::Tensor& t) { return sdk::max_pool_same(t, k); });
+      const auto got = libreyolo::test::forward_backward(x, upstream, [k](const torch::Tensor& t) { return sdk::max_pool_same(t, k); });
       CHECK(torch::equal(torch::nan_to_num(got.y, 123.0), torch::nan_to_num(want.y, 123.0)));
       CHECK(torch::equal(got.grad_x, want.grad_x));
     }
