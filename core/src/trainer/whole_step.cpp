@@ -10,14 +10,28 @@ namespace {
 // Key layout: batch, channels, height, width, target capacity, window size, window end.
 constexpr std::size_t kCapacityIndex = 4;
 
-StepInputs make_inputs(const Session& s, const torch::Tensor& images, const data::Batch& batch, std::int64_t capacity) {
+// The key's inputs: the shared buffers of its shapes, made on first use.
+StepInputs& inputs_for(const Session& s, StepBuffers& buffers, const capture::Shape& key, const torch::Tensor& images,
+                       const data::Batch& batch) {
+  if (const auto found = buffers.by_key.find(key); found != buffers.by_key.end()) return found->second;
   StepInputs in;
-  in.images = images.clone();  // keeps the channels-last strides of the network input
-  in.boxes = torch::zeros({batch.targets.size(0), capacity, batch.targets.size(2)}, batch.targets.options());
-  in.counts = batch.counts.clone();
-  const auto components = static_cast<std::int64_t>(s.criterion->component_names().size());
-  in.losses = torch::zeros({components}, torch::TensorOptions().dtype(torch::kFloat32).device(s.device));
-  return in;
+  auto& shared_images = buffers.images[capture::Shape(key.begin(), key.begin() + kCapacityIndex)];
+  if (!shared_images.defined()) shared_images = images.clone();  // keeps the channels-last strides
+  in.images = shared_images;
+  auto& targets = buffers.targets[{key[0], key[kCapacityIndex]}];
+  if (!targets.first.defined()) {
+    targets.first = torch::zeros({batch.targets.size(0), key[kCapacityIndex], batch.targets.size(2)},
+                                 batch.targets.options());
+    targets.second = batch.counts.clone();
+  }
+  in.boxes = targets.first;
+  in.counts = targets.second;
+  if (!buffers.losses.defined()) {
+    const auto components = static_cast<std::int64_t>(s.criterion->component_names().size());
+    buffers.losses = torch::zeros({components}, torch::TensorOptions().dtype(torch::kFloat32).device(s.device));
+  }
+  in.losses = buffers.losses;
+  return buffers.by_key.emplace(key, std::move(in)).first->second;
 }
 
 void fill_inputs(StepInputs& in, const torch::Tensor& images, const data::Batch& batch) {
@@ -82,11 +96,7 @@ std::optional<torch::Tensor> whole_step(Session& s, const data::Batch& batch, co
   mark_phase(s, profiler::StepPhase::h2d);
   const auto images = data::to_network_input(batch.images, s.family->info.input);
   const auto key = whole_step_key(batch, window);
-  auto found = s.step_buffers->by_key.find(key);
-  if (found == s.step_buffers->by_key.end()) {
-    found = s.step_buffers->by_key.emplace(key, make_inputs(s, images, batch, key[kCapacityIndex])).first;
-  }
-  StepInputs& in = found->second;
+  StepInputs& in = inputs_for(s, *s.step_buffers, key, images, batch);
   fill_inputs(in, images, batch);
   if (window.ends_window && s.ema) s.ema->advance();  // the host half of the EMA's move
   mark_phase(s, profiler::StepPhase::forward);      // a replay's whole time

@@ -8,6 +8,7 @@
 
 #include <cstdint>
 #include <map>
+#include <utility>
 #include <optional>
 #include <string>
 
@@ -24,8 +25,16 @@ struct StepInputs {
   torch::Tensor losses;  // the loss components the step wrote
 };
 
+// The buffers behind every key's StepInputs. Keys share them where their shapes agree (the
+// images of one batch shape, about 79 MB at 16 x 640 px in float32, serve every capacity and
+// accumulation role; the boxes of one capacity serve both roles; one loss buffer serves all):
+// graphs replay one at a time, each right after its inputs were written, and the caller copies
+// the losses out before the next.
 struct StepBuffers {
-  std::map<capture::Shape, StepInputs> by_key;
+  std::map<capture::Shape, torch::Tensor> images;                             // by [B, C, H, W]
+  std::map<capture::Shape, std::pair<torch::Tensor, torch::Tensor>> targets;  // by [B, capacity]
+  torch::Tensor losses;
+  std::map<capture::Shape, StepInputs> by_key;  // handles to the above, stable for the graphs' closures
 };
 
 // The graph key of a batch: its shape, the target capacity and the accumulation role.
