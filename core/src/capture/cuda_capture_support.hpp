@@ -83,21 +83,19 @@ void record_on(at::cuda::CUDAGraph& graph, const c10::cuda::CUDAStream& stream, 
   c10::cuda::CUDAStreamGuard guard(stream);
   GeneratorBeforeCapture generator;
   graph.capture_begin(pool, cudaStreamCaptureModeThreadLocal);
+  bool capturing = true;
   try {
     work();
-  } catch (...) {
-    // Leave capture mode whatever happened, or the stream stays unusable.
-    try {
-      graph.capture_end();
-    } catch (...) {
-    }
-    (void)cudaGetLastError();
-    generator.restore();
-    throw;
-  }
-  try {
+    capturing = false;  // capture_end below may throw too, and must not be called twice
     graph.capture_end();
   } catch (...) {
+    // Leave capture mode whatever happened, or the stream stays unusable.
+    if (capturing) {
+      try {
+        graph.capture_end();
+      } catch (...) {
+      }
+    }
     (void)cudaGetLastError();
     generator.restore();
     throw;

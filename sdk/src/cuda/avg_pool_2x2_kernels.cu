@@ -8,15 +8,13 @@
 #include <cuda_runtime.h>
 
 #include "avg_pool_2x2_kernels.hpp"
+#include "launch_size.cuh"
 #include "vector_access.cuh"
 
 namespace libreyolo::sdk::fused {
 namespace {
 
 constexpr int kThreads = 256;
-constexpr int64_t kMaxBlocks = 1 << 20;  // a grid-stride loop covers the rest
-
-int64_t ceil_div(int64_t a, int64_t b) { return (a + b - 1) / b; }
 
 // Where (n, c, h, w) sits for a tensor of `height` x `width` in the shape's layout, and the
 // offsets of one row and one column down.
@@ -106,10 +104,7 @@ int vector_for(const Pool2x2Shape& s) {
 
 bool launchable(const Pool2x2Shape& s) { return s.batch > 0 && s.channels > 0 && s.height >= 2 && s.width >= 2; }
 
-unsigned blocks_for(int64_t items) {
-  const int64_t blocks = ceil_div(items, kThreads);
-  return static_cast<unsigned>(blocks < kMaxBlocks ? blocks : kMaxBlocks);
-}
+unsigned blocks_for(int64_t items) { return grid_stride_blocks(items, kThreads); }
 
 // One launch; a work item is V channels of one output (forward) or input (backward) position.
 template <class T, int V>

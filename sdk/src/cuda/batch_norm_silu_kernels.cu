@@ -25,6 +25,7 @@
 #include <cuda_runtime.h>
 
 #include "batch_norm_silu_kernels.hpp"
+#include "launch_size.cuh"
 #include "vector_access.cuh"
 
 namespace libreyolo::sdk::fused {
@@ -43,7 +44,6 @@ constexpr int64_t kMaxGridY = 65535;
 constexpr int kBackwardBlocksPerSm = 3;
 constexpr int kMaxVector = kVectorBytes / 2;  // float16's
 
-int64_t ceil_div(int64_t a, int64_t b) { return (a + b - 1) / b; }
 
 // How a pass's blocks split the tensor; the same for its three kernels.
 struct Geometry {

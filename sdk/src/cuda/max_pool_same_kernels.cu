@@ -11,15 +11,13 @@
 #include <cstdint>
 
 #include "max_pool_same_kernels.hpp"
+#include "launch_size.cuh"
 #include "vector_access.cuh"
 
 namespace libreyolo::sdk::fused {
 namespace {
 
 constexpr int kThreads = 256;
-constexpr int64_t kMaxBlocks = 1 << 20;  // a grid-stride loop covers the rest
-
-int64_t ceil_div(int64_t a, int64_t b) { return (a + b - 1) / b; }
 
 struct Geometry {
   int64_t channels, height, width;
@@ -160,10 +158,7 @@ bool launchable(const MaxPoolShape& s) {
          s.kernel % 2 == 1;
 }
 
-unsigned blocks_for(int64_t items) {
-  const int64_t blocks = ceil_div(items, kThreads);
-  return static_cast<unsigned>(blocks < kMaxBlocks ? blocks : kMaxBlocks);
-}
+unsigned blocks_for(int64_t items) { return grid_stride_blocks(items, kThreads); }
 
 template <class T, int V>
 int forward_as(const MaxPoolShape& s, const void* x, void* y, uint8_t* argmax, cudaStream_t stream) {
