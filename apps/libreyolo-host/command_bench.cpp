@@ -1,4 +1,4 @@
-// `libreyolo-host bench data|step|capture|train`: the measurements docs/benchmarks.md quotes, as
+// `libreyolo-host bench data|step|capture|fused|train`: the measurements docs/benchmarks.md quotes, as
 // commands users can run on their own machines. Each prints a one-line summary and can write
 // JSON (json=FILE).
 //
@@ -9,13 +9,18 @@
 //                and on CUDA the kernels per step and GPU busy time (Kineto).
 //   bench capture  bench step twice from the same start, eager and with cuda_graph=true:
 //                speedup, memory, and whether the loss trajectories and gradients agree.
+//   bench fused  the same comparison between fused_kernels=off and the given fused_kernels (both
+//                with the given cuda_graph), in one process so cuDNN picks the same algorithms.
 //   bench train  a real training run (a normal run folder); images/s excluding the first epoch.
 
+#include <algorithm>
 #include <chrono>
+#include <cstring>
 #include <fstream>
 #include <functional>
 #include <iostream>
 #include <sstream>
+#include <string>
 
 #include "commands.hpp"
 #include "host_setup.hpp"
@@ -250,38 +255,60 @@ int bench_step(const Args& args) {
   return kExitOk;
 }
 
-int bench_capture(const Args& args) {
-  const auto run = resolve_model_run("bench capture", args, core::config::bench_options());
-  const auto request = make_train_request(run);
-  const auto r = core::trainer::benchmark_capture(request, static_cast<int>(run.options.get_int("warmup")),
-                                                  static_cast<int>(run.options.get_int("steps")));
+// How one StepComparison is named: the command, and the two sides' words (text and JSON keys).
+struct ComparisonNames {
+  const char* command;
+  const char* first;
+  const char* second;
+};
+
+void print_comparison(const ComparisonNames& names, const std::string& model, const std::string& amp,
+                      const core::trainer::StepComparison& r) {
+  const std::string pad(std::max<std::size_t>(std::strlen(names.first), std::strlen(names.second)), ' ');
+  const auto label = [&pad](const char* side) { return std::string(side) + ":" + pad.substr(std::strlen(side)) + " "; };
+  std::cout << "bench " << names.command << ": " << model << " batch " << r.first.batch << " imgsz " << r.first.imgsz
+            << " on " << r.first.device << " (amp=" << amp << ")\n  " << label(names.first) << step_line(r.first)
+            << "\n  " << label(names.second) << step_line(r.second);
+  if (r.second.captures + r.second.replays > 0)
+    std::cout << " (" << r.second.captures << " capture, " << r.second.replays << " replays)";
+  std::cout << "\n  speedup " << r.speedup << "x (fastest steps); loss trajectories: " << r.identical_losses << " of "
+            << r.first.losses.size() << " steps bitwise equal, largest relative difference " << r.max_loss_difference
+            << "; gradients of one more batch at the initial weights: largest relative difference "
+            << r.max_gradient_difference << (r.worst_gradient.empty() ? "" : " (" + r.worst_gradient + ")") << ", two "
+            << names.first << " passes " << r.first_repeat_gradient_difference << "\n";
+}
+
+void write_comparison_json(const std::string& path, const ComparisonNames& names, const std::string& model,
+                           bool amp, const core::trainer::StepComparison& r) {
   const auto machine = core::util::machine_info();
-  const std::string model = run.family->info.name + run.size;
-  const std::string amp = request.config.amp ? "true" : "false";
-  std::cout << "bench capture: " << model << " batch " << r.eager.batch << " imgsz " << r.eager.imgsz << " on "
-            << r.eager.device << " (amp=" << amp << ")\n  eager:    " << step_line(r.eager) << "\n  captured: "
-            << step_line(r.captured) << " (" << r.captured.captures << " capture, " << r.captured.replays
-            << " replays)\n  speedup " << r.speedup << "x (fastest steps); loss trajectories: " << r.identical_losses
-            << " of " << r.eager.losses.size() << " steps bitwise equal, largest relative difference "
-            << r.max_loss_difference << "; gradients of one more batch at the initial weights: largest relative difference "
-            << r.max_gradient_difference << (r.worst_gradient.empty() ? "" : " (" + r.worst_gradient + ")")
-            << ", two eager passes " << r.eager_repeat_gradient_difference << "\n";
-  write_json(run.options.get_text("json"), [&](core::util::JsonWriter& json) {
-    json.member("benchmark", "capture").member("model", model).member("amp", amp == "true");
-    json.key("eager").begin_object();
-    step_fields(json, r.eager);
-    json.end_object().key("captured").begin_object();
-    step_fields(json, r.captured);
+  write_json(path, [&](core::util::JsonWriter& json) {
+    json.member("benchmark", names.command).member("model", model).member("amp", amp);
+    json.key(names.first).begin_object();
+    step_fields(json, r.first);
+    json.end_object().key(names.second).begin_object();
+    step_fields(json, r.second);
     json.end_object()
         .member_general("speedup", r.speedup)
         .member("identical_losses", r.identical_losses)
         .member_general("max_loss_difference", r.max_loss_difference)
         .member_general("max_gradient_difference", r.max_gradient_difference)
         .member("worst_gradient", r.worst_gradient)
-        .member_general("eager_repeat_gradient_difference", r.eager_repeat_gradient_difference)
+        .member_general(std::string(names.first) + "_repeat_gradient_difference", r.first_repeat_gradient_difference)
         .member("cpu", machine.cpu_model)
         .member("date", machine.date_utc);
   });
+}
+
+using Comparison = core::trainer::StepComparison (*)(const core::trainer::TrainRequest&, int, int);
+
+int bench_comparison(const Args& args, const ComparisonNames& names, Comparison compare) {
+  const auto run = resolve_model_run(std::string("bench ") + names.command, args, core::config::bench_options());
+  const auto request = make_train_request(run);
+  const auto r = compare(request, static_cast<int>(run.options.get_int("warmup")),
+                         static_cast<int>(run.options.get_int("steps")));
+  const std::string model = run.family->info.name + run.size;
+  print_comparison(names, model, request.config.amp ? "true" : "false", r);
+  write_comparison_json(run.options.get_text("json"), names, model, request.config.amp, r);
   return kExitOk;
 }
 
@@ -311,16 +338,17 @@ int bench_train(const Args& args) {
 
 int run_bench(const Args& args) {
   if (args.empty() || args.front().find('=') != std::string::npos || args.front().rfind("--", 0) == 0) {
-    throw core::Error("bench needs a subject", "bench data | bench step | bench capture | bench train",
+    throw core::Error("bench needs a subject", "bench data | bench step | bench capture | bench fused | bench train",
                       "e.g. libreyolo-host bench data data=coco128 imgsz=640 batch=16 workers=8 cache=ram");
   }
   const std::string what = args.front();
   const Args rest(args.begin() + 1, args.end());
   if (what == "data") return bench_data(rest);
   if (what == "step") return bench_step(rest);
-  if (what == "capture") return bench_capture(rest);
+  if (what == "capture") return bench_comparison(rest, {"capture", "eager", "captured"}, core::trainer::benchmark_capture);
+  if (what == "fused") return bench_comparison(rest, {"fused", "composed", "fused"}, core::trainer::benchmark_fused);
   if (what == "train") return bench_train(rest);
-  throw core::Error("unknown bench '" + what + "'", "expected data, step, capture or train",
+  throw core::Error("unknown bench '" + what + "'", "expected data, step, capture, fused or train",
                     "e.g. libreyolo-host bench data ...");
 }
 

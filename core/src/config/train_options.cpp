@@ -155,7 +155,7 @@ std::vector<OptionSpec> predict_own_options() {
 }
 
 std::vector<OptionSpec> bench_own_options() {
-  return {{"steps", T::integer, "100", "batches (bench data) or steps (bench step, bench capture) to time"},
+  return {{"steps", T::integer, "100", "batches (bench data) or steps (bench step, capture, fused) to time"},
           {"warmup", T::integer, "10", "batches or steps run before timing starts"},
           {"json", T::text, "", "write the result as JSON to this file"}};
 }

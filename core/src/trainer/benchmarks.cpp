@@ -198,6 +198,42 @@ std::pair<double, std::string> max_relative_difference(const std::vector<optim::
   return worst;
 }
 
+struct SessionSide {
+  const TrainRequest& request;
+  bool cuda_graph;
+};
+
+// One side's timed steps, then the gradients of one more batch at the initial weights; the
+// first side also measures two passes' difference (the noise floor).
+std::vector<optim::NamedParameter> run_side(const SessionSide& side, int warmup, int steps, StepBenchmark& timed,
+                                            double* repeat_difference) {
+  PreparedBench bench;  // one session at a time, so that each peak memory is its own
+  prepare(bench, side.request, side.cuda_graph);
+  const WeightSnapshot initial(*bench.session.model);
+  timed = run_steps(bench.session, *bench.batch, warmup, steps);
+  initial.restore(*bench.session.model);  // graphs recorded during the steps replay on these
+  auto grads = gradients_of_one_batch(bench.session, *bench.batch);
+  if (repeat_difference)
+    *repeat_difference = max_relative_difference(grads, gradients_of_one_batch(bench.session, *bench.batch)).first;
+  return grads;
+}
+
+StepComparison compare_sessions(const SessionSide& first, const SessionSide& second, int warmup, int steps) {
+  StepComparison result;
+  const auto first_grads = run_side(first, warmup, steps, result.first, &result.first_repeat_gradient_difference);
+  const auto second_grads = run_side(second, warmup, steps, result.second, nullptr);
+  result.speedup = result.first.fastest_ms / result.second.fastest_ms;
+  const auto& a = result.first.losses;
+  const auto& b = result.second.losses;
+  for (std::size_t i = 0; i < a.size() && i < b.size(); ++i) {
+    if (a[i] == b[i]) ++result.identical_losses;
+    const double scale = std::max(std::abs(a[i]), 1e-12);
+    result.max_loss_difference = std::max(result.max_loss_difference, std::abs(a[i] - b[i]) / scale);
+  }
+  std::tie(result.max_gradient_difference, result.worst_gradient) = max_relative_difference(first_grads, second_grads);
+  return result;
+}
+
 }  // namespace
 
 StepBenchmark benchmark_step(const TrainRequest& request, int warmup, int steps) {
@@ -206,37 +242,19 @@ StepBenchmark benchmark_step(const TrainRequest& request, int warmup, int steps)
   return run_steps(bench.session, *bench.batch, warmup, steps);
 }
 
-CaptureBenchmark benchmark_capture(const TrainRequest& request, int warmup, int steps) {
-  CaptureBenchmark result;
-  std::vector<optim::NamedParameter> eager_grads, captured_grads;
-  {  // one session at a time, so that each peak memory is its own
-    PreparedBench bench;
-    prepare(bench, request, false);
-    const WeightSnapshot initial(*bench.session.model);
-    result.eager = run_steps(bench.session, *bench.batch, warmup, steps);
-    initial.restore(*bench.session.model);
-    eager_grads = gradients_of_one_batch(bench.session, *bench.batch);
-    result.eager_repeat_gradient_difference =
-        max_relative_difference(eager_grads, gradients_of_one_batch(bench.session, *bench.batch)).first;
+StepComparison benchmark_capture(const TrainRequest& request, int warmup, int steps) {
+  return compare_sessions({request, false}, {request, true}, warmup, steps);
+}
+
+StepComparison benchmark_fused(const TrainRequest& request, int warmup, int steps) {
+  if (request.config.fused_kernels == "off") {
+    throw Error("bench fused compares fused_kernels=off with another setting, and was given off",
+                "both sessions would run the composed PyTorch operations",
+                "pass fused_kernels=measured (the default), auto, or one kernel's name");
   }
-  {
-    PreparedBench bench;
-    prepare(bench, request, true);
-    const WeightSnapshot initial(*bench.session.model);
-    result.captured = run_steps(bench.session, *bench.batch, warmup, steps);
-    initial.restore(*bench.session.model);  // the graphs recorded during the steps replay on these
-    captured_grads = gradients_of_one_batch(bench.session, *bench.batch);
-  }
-  result.speedup = result.eager.fastest_ms / result.captured.fastest_ms;
-  const auto& a = result.eager.losses;
-  const auto& b = result.captured.losses;
-  for (std::size_t i = 0; i < a.size() && i < b.size(); ++i) {
-    if (a[i] == b[i]) ++result.identical_losses;
-    const double scale = std::max(std::abs(a[i]), 1e-12);
-    result.max_loss_difference = std::max(result.max_loss_difference, std::abs(a[i] - b[i]) / scale);
-  }
-  std::tie(result.max_gradient_difference, result.worst_gradient) = max_relative_difference(eager_grads, captured_grads);
-  return result;
+  TrainRequest composed = request;
+  composed.config.fused_kernels = "off";
+  return compare_sessions({composed, request.config.cuda_graph}, {request, request.config.cuda_graph}, warmup, steps);
 }
 
 TrainBenchmark benchmark_train(const TrainRequest& request) {

@@ -59,24 +59,31 @@ struct StepBenchmark {
 // device synchronisation. Honours cuda_graph= from the request.
 StepBenchmark benchmark_step(const TrainRequest& request, int warmup, int steps);
 
-// The capture manager checked against eager on the same start: two fresh sessions (same seed,
-// same batch), one eager and one with cuda_graph=true, each timed as benchmark_step does; then
-// their loss trajectories compared, and the gradients of one more batch at the initial weights
-// (restored after the timed steps, so that drift between the two runs does not count).
-struct CaptureBenchmark {
-  StepBenchmark eager, captured;
-  double speedup = 0;                 // eager fastest / captured fastest
+// Two fresh sessions from the same start (same seed, same batch), one after the other in this
+// process (so cuDNN's algorithm choices, cached per process, are the same for both), each timed
+// as benchmark_step does; then their loss trajectories compared, and the gradients of one more
+// batch at the initial weights (restored after the timed steps, so that drift between the two
+// runs does not count).
+struct StepComparison {
+  StepBenchmark first, second;
+  double speedup = 0;                 // first fastest / second fastest
   int identical_losses = 0;           // steps whose total loss is bitwise equal
-  double max_loss_difference = 0;     // largest |eager - captured| relative difference
+  double max_loss_difference = 0;     // largest |first - second| relative difference
   double max_gradient_difference = 0; // largest relative difference of any parameter's gradient
   std::string worst_gradient;         // the parameter it was found in
-  // The same measure between two eager passes over that batch at the same weights: the noise
-  // floor (kernels that accumulate with atomics, e.g. grid_sample's backward, and a matching that
-  // follows the last bits), against which max_gradient_difference says whether capture is at fault.
-  double eager_repeat_gradient_difference = 0;
+  // The same measure between two passes of the first session over that batch at the same
+  // weights: the noise floor (kernels that accumulate with atomics, e.g. grid_sample's backward,
+  // and a matching that follows the last bits), against which max_gradient_difference says
+  // whether the compared setting is at fault.
+  double first_repeat_gradient_difference = 0;
 };
 
-CaptureBenchmark benchmark_capture(const TrainRequest& request, int warmup, int steps);
+// The capture manager checked against eager: first eager, second with cuda_graph=true.
+StepComparison benchmark_capture(const TrainRequest& request, int warmup, int steps);
+
+// The fused kernels checked against the composed PyTorch ops: first with fused_kernels=off,
+// second with the request's fused_kernels (not off); both with the request's cuda_graph.
+StepComparison benchmark_fused(const TrainRequest& request, int warmup, int steps);
 
 struct TrainBenchmark {
   TrainOutcome outcome;
