@@ -4,6 +4,8 @@
 
 #include <utility>
 
+#include "libreyolo/sdk/batch_count.hpp"
+
 // LibTorch 1.13 defines this member in libtorch but does not export it, while the construction
 // vtable of any class derived from torch::nn::BatchNorm2dImpl (the vtable in force while the
 // base part is being built) refers to it. This definition, emitted next to sdk::BatchNorm2dImpl's
@@ -20,9 +22,17 @@ BatchNormSynchronizer::~BatchNormSynchronizer() = default;
 
 BatchNorm2dImpl::~BatchNorm2dImpl() = default;
 
+// torch::nn::BatchNorm2d's training forward with its counter moved through count_batch (one
+// kernel a step inside a BatchCountDeferral, batch_count.hpp). Where the momentum is unset the
+// running averages read the count, so those layers keep the base forward.
 torch::Tensor BatchNorm2dImpl::forward(const torch::Tensor& input) {
   if (is_training() && synchronizer_) return synchronizer_->forward(*this, input);
-  return torch::nn::BatchNorm2dImpl::forward(input);
+  const bool counts = is_training() && options.track_running_stats() && num_batches_tracked.defined();
+  if (!counts || !options.momentum()) return torch::nn::BatchNorm2dImpl::forward(input);
+  _check_input_dim(input);
+  count_batch(num_batches_tracked);
+  return torch::nn::functional::detail::batch_norm(input, running_mean, running_var, weight, bias, /*training=*/true,
+                                                   *options.momentum(), options.eps());
 }
 
 void BatchNorm2dImpl::set_synchronizer(std::shared_ptr<BatchNormSynchronizer> synchronizer) {

@@ -8,6 +8,7 @@
 #include <sstream>
 
 #include "batch_norm_silu_fused.hpp"
+#include "libreyolo/sdk/batch_count.hpp"
 #include "libreyolo/sdk/fused_kernels.hpp"
 #include "libreyolo/sdk/log.hpp"
 
@@ -76,7 +77,7 @@ bool fused_chosen(const BatchNorm2dImpl& bn, const torch::Tensor& x) {
 
 // BatchNorm's training forward, fused: the step count moves as the module's own forward moves it.
 torch::Tensor fused_forward(BatchNorm2dImpl& bn, const torch::Tensor& x) {
-  if (bn.num_batches_tracked.defined()) bn.num_batches_tracked += 1;
+  if (bn.num_batches_tracked.defined()) count_batch(bn.num_batches_tracked);
   return fused_batch_norm_silu(x, bn.weight, bn.bias, bn.running_mean, bn.running_var, *bn.options.momentum(),
                                bn.options.eps());
 }

@@ -8,6 +8,7 @@
 
 #include "libreyolo/core/log/log.hpp"
 #include "libreyolo/core/optim/unique_parameters.hpp"
+#include "libreyolo/sdk/batch_count.hpp"
 #include "libreyolo/sdk/detector.hpp"
 
 namespace libreyolo::core::capture {
@@ -82,11 +83,21 @@ double CaptureManager::graph_memory_gb() const {
   return total;
 }
 
+// The region's forward with BatchNorm's step counters moved in one multi-tensor add
+// (sdk/batch_count.hpp) instead of one kernel a layer, flushed inside the region so that a graph
+// recording it replays the flush too.
+std::vector<torch::Tensor> CaptureManager::region_forward(const torch::Tensor& images) {
+  sdk::BatchCountDeferral counters;
+  auto outputs = model_.forward_capturable(images);
+  counters.flush();
+  return outputs;
+}
+
 std::vector<torch::Tensor> CaptureManager::forward(const torch::Tensor& images) {
-  if (whole_step()) return model_.forward_capturable(images);  // counted by run_step
+  if (whole_step()) return region_forward(images);  // counted by run_step
   if (!active()) {
     ++counters_.eager;
-    return model_.forward_capturable(images);
+    return region_forward(images);
   }
   drop_graphs_if_announced();
   const Shape shape(images.sizes().begin(), images.sizes().end());
@@ -108,7 +119,7 @@ std::vector<torch::Tensor> CaptureManager::forward(const torch::Tensor& images) 
       break;
   }
   ++counters_.eager;
-  return model_.forward_capturable(images);
+  return region_forward(images);
 }
 
 StepRun CaptureManager::run_step(const Shape& key, const StepFunction& step, const std::function<void()>& abandoned) {
@@ -193,7 +204,7 @@ std::vector<torch::Tensor> CaptureManager::record_and_run(const Shape& shape, co
   try {
     std::vector<torch::Tensor> buffers;
     for (const auto& b : model_.buffers()) buffers.push_back(b);
-    auto graph = recorder_->record([this](const torch::Tensor& x) { return model_.forward_capturable(x); }, images,
+    auto graph = recorder_->record([this](const torch::Tensor& x) { return region_forward(x); }, images,
                                    trainable_parameters(model_), buffers);
     const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     log::info("cuda_graph: captured batch shape ", shape_text(shape), " (forward + backward of the ", region_name_,
@@ -213,7 +224,7 @@ std::vector<torch::Tensor> CaptureManager::record_and_run(const Shape& shape, co
     fall_back("capturing batch shape " + shape_text(shape), e.what());
   }
   ++counters_.eager;
-  return model_.forward_capturable(images);
+  return region_forward(images);
 }
 
 void CaptureManager::fall_back(const std::string& what, const std::string& error) {

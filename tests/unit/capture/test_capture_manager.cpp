@@ -5,6 +5,8 @@
 #include <stdexcept>
 
 #include "libreyolo/core/capture/capture_manager.hpp"
+#include "libreyolo/sdk/batch_count.hpp"
+#include "libreyolo/sdk/batch_norm.hpp"
 #include "libreyolo/sdk/detector.hpp"
 #include "tiny_detector.hpp"
 
@@ -166,4 +168,35 @@ TEST_CASE("capture manager: a failed replay releases the graphs and goes eager")
   CHECK(log.graphs_alive == 0);
   CHECK_FALSE(manager.active());
   CHECK(manager.counters().failures == 1);
+}
+
+namespace {
+
+// A region with one of the SDK's BatchNorm layers, which leaves its step counter to the
+// manager's deferral (sdk/batch_count.hpp).
+class NormDetector : public sdk::Detector {
+ public:
+  NormDetector() { bn_ = register_module("bn", sdk::BatchNorm2d(torch::nn::BatchNorm2dOptions(3).momentum(0.03))); }
+  std::vector<torch::Tensor> forward_capturable(const torch::Tensor& images) override { return {bn_(images)}; }
+  sdk::Candidates decode(const std::vector<torch::Tensor>&) override { return {}; }
+  int64_t counted() const { return bn_->num_batches_tracked.item<int64_t>(); }
+
+ private:
+  sdk::BatchNorm2d bn_{nullptr};
+};
+
+}  // namespace
+
+TEST_CASE("capture manager: BatchNorm's step counters move inside the region, once per forward, eager or recorded") {
+  NormDetector model;
+  model.train();
+  RecorderLog log;
+  CaptureManager manager(requested(), model, std::make_unique<FakeRecorder>(log));
+  const auto images = torch::randn({2, 3, 8, 8});
+  for (int i = 1; i <= 6; ++i) {
+    manager.forward(images);  // 2 eager, the capture's own run, then replays of the recorded function
+    CHECK(model.counted() == i);  // flushed before forward() returned: inside what a graph records
+    CHECK_FALSE(sdk::batch_counts_deferred());
+  }
+  CHECK(manager.counters().replays == 3);
 }

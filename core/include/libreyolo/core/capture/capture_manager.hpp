@@ -93,6 +93,7 @@ class CaptureManager {
  private:
   void drop_graphs_if_announced();
   void drop_graphs(const std::string& reason);
+  std::vector<torch::Tensor> region_forward(const torch::Tensor& images);
   std::vector<torch::Tensor> record_and_run(const Shape& shape, const torch::Tensor& images);
   void fall_back(const std::string& what, const std::string& error);
 
