@@ -112,6 +112,8 @@ void step_fields(core::util::JsonWriter& json, const core::trainer::StepBenchmar
   measured(json, "peak_memory_gb", r.peak_memory_gb);
   measured(json, "kernels_per_step", r.kernels_per_step);
   measured(json, "gpu_busy_ms", r.gpu_busy_ms);
+  measured(json, "ops_per_step", r.ops_per_step);
+  measured(json, "all_ops_per_step", r.all_ops_per_step);
   json.member("captures", r.captures)
       .member("replays", r.replays)
       .member("steps", r.steps)
@@ -126,6 +128,10 @@ void step_fields(core::util::JsonWriter& json, const core::trainer::StepBenchmar
   json.key("host_phases_ms").begin_array();
   for (const auto& p : r.host_phases) {
     json.begin_object(true).member("phase", p.phase).member_general("host", p.host_ms).member_general("gpu_idle", p.gpu_idle_ms);
+    measured(json, "ops", p.ops);
+    json.key("top_ops").begin_array(true);
+    for (const auto& [name, calls] : p.top_ops) json.begin_array().value(name).value_general(calls).end_array();
+    json.end_array();
     json.end_object();
   }
   json.end_array();
@@ -229,9 +235,12 @@ std::string step_line(const core::trainer::StepBenchmark& r) {
     line << ", GPU idle " << short_gaps << " ms/step in gaps < 5 us (between dependent kernels) and " << long_gaps
          << " ms/step in longer ones (waiting for the host)";
   }
+  if (r.ops_per_step >= 0) {
+    line << ", " << r.ops_per_step << " operators dispatched/step (" << r.all_ops_per_step << " with those they call)";
+  }
   if (!r.host_phases.empty()) {
-    line << "; host ms / GPU idle ms per step by phase:";
-    for (const auto& p : r.host_phases) line << " " << p.phase << " " << p.host_ms << "/" << p.gpu_idle_ms;
+    line << "; host ms / GPU idle ms / operators per step by phase:";
+    for (const auto& p : r.host_phases) line << " " << p.phase << " " << p.host_ms << "/" << p.gpu_idle_ms << "/" << p.ops;
   }
   return line.str();
 }

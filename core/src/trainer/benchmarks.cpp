@@ -13,6 +13,7 @@
 #include "libreyolo/core/error.hpp"
 #include "libreyolo/core/optim/unique_parameters.hpp"
 #include "libreyolo/core/profiler/kernel_recorder.hpp"
+#include "libreyolo/core/profiler/op_census.hpp"
 #include "libreyolo/core/trainer/host_phase_clock.hpp"
 #include "session.hpp"
 
@@ -24,7 +25,9 @@ using Clock = std::chrono::steady_clock;
 // Steps recorded by the kernel profiler after the timed ones (their own timing is not used:
 // the profiler slows the host down).
 constexpr int kProfiledSteps = 5;
+constexpr int kCensusSteps = 2;  // the op census's steps (counts repeat step to step)
 constexpr std::size_t kTopKernels = 12;
+constexpr std::size_t kTopOps = 12;
 constexpr std::size_t kIdleGaps = 12;
 
 void synchronize(const torch::Device& device) {
@@ -82,6 +85,30 @@ void record_kernels(Session& s, const data::Batch& batch, const optim::Accumulat
   }
 }
 
+// A few more steps with the op census as the observer: per phase, what the host dispatched.
+void count_ops(Session& s, const data::Batch& batch, const optim::AccumulationWindow& window, std::mt19937_64& rng,
+               StepBenchmark& result) {
+  profiler::OpCensus census;
+  s.observer = &census;
+  for (int i = 0; i < kCensusSteps; ++i) {
+    census.step_begins();
+    train_step(s, batch, window, rng);
+    census.step_ends();
+  }
+  s.observer = nullptr;
+  const double steps = census.steps();
+  for (auto& phase : result.host_phases) {
+    for (int p = 0; p < profiler::kStepPhaseCount; ++p) {
+      const auto step_phase = static_cast<profiler::StepPhase>(p);
+      if (phase.phase != profiler::to_string(step_phase)) continue;
+      phase.ops = static_cast<double>(census.count(step_phase).outermost) / steps;
+      for (const auto& [name, calls] : census.top(step_phase, kTopOps)) phase.top_ops.emplace_back(name, calls / steps);
+    }
+  }
+  result.ops_per_step = static_cast<double>(census.total().outermost) / steps;
+  result.all_ops_per_step = static_cast<double>(census.total().all) / steps;
+}
+
 StepBenchmark run_steps(Session& s, const data::Batch& batch, int warmup, int steps) {
   if (steps < 1 || warmup < 0) throw Error("bench needs steps >= 1", "nothing to time", "pass steps=24");
   std::mt19937_64 rng(static_cast<std::uint64_t>(s.config.seed));
@@ -114,6 +141,7 @@ StepBenchmark run_steps(Session& s, const data::Batch& batch, int warmup, int st
   result.peak_memory_gb = device::peak_memory_gb(s.device);
   if (result.peak_memory_gb >= 0) result.peak_memory_gb += result.graph_memory_gb;
   record_kernels(s, batch, window, rng, result);
+  count_ops(s, batch, window, rng, result);
   std::sort(ms.begin(), ms.end());
   std::sort(host_ms.begin(), host_ms.end());
   result.host_median_ms = host_ms[host_ms.size() / 2];

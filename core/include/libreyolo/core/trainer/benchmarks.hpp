@@ -18,6 +18,8 @@ struct HostPhaseTime {
   std::string phase;       // a StepPhase's name; "start" before the first mark; "synchronize" after train_step
   double host_ms = 0;      // host time in the phase, mean per step
   double gpu_idle_ms = 0;  // GPU idle gaps that ended while the host was in the phase, per step
+  double ops = -1;          // operators the host's code called in the phase, per step (OpCensus; -1: not counted)
+  std::vector<std::pair<std::string, double>> top_ops;  // those operators by name, per step, most first
 };
 
 struct StepBenchmark {
@@ -50,6 +52,9 @@ struct StepBenchmark {
   // steps; the phase that issued the kernel the GPU was waiting for). Only "start" and
   // "synchronize" in a build without the profiler's phase marks.
   std::vector<HostPhaseTime> host_phases;
+  // Operators dispatched per step (profiler/op_census.hpp, a few extra steps, any device): those
+  // the host's own code called, and with the operators they call in turn.
+  double ops_per_step = -1, all_ops_per_step = -1;
   std::vector<double> losses;    // sum of the loss components of every step, warm-up included
   std::int64_t captures = 0, replays = 0, eager_forwards = 0;  // how the region ran
 };
