@@ -240,7 +240,10 @@ std::string step_line(const core::trainer::StepBenchmark& r) {
   }
   if (!r.host_phases.empty()) {
     line << "; host ms / GPU idle ms / operators per step by phase:";
-    for (const auto& p : r.host_phases) line << " " << p.phase << " " << p.host_ms << "/" << p.gpu_idle_ms << "/" << p.ops;
+    for (const auto& p : r.host_phases) {
+      line << " " << p.phase << " " << p.host_ms << "/" << p.gpu_idle_ms;
+      if (p.ops >= 0) line << "/" << p.ops;  // "start" and "synchronize" are no trainer phases: not counted
+    }
   }
   return line.str();
 }

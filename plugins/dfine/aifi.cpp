@@ -5,6 +5,8 @@
 #include <stdexcept>
 #include <string>
 
+#include "libreyolo/sdk/linear.hpp"
+
 namespace libreyolo::dfine {
 
 torch::Tensor sincos_position_embedding_2d(int64_t w, int64_t h, int64_t dim, double temperature,
@@ -28,8 +30,8 @@ torch::Tensor sincos_position_embedding_2d(int64_t w, int64_t h, int64_t dim, do
 
 AifiLayer::AifiLayer(const AifiLayerOptions& options) {
   self_attn_ = register_module("self_attn", sdk::detr::MultiheadAttention(options.d_model, options.nhead));
-  linear1_ = register_module("linear1", torch::nn::Linear(options.d_model, options.dim_feedforward));
-  linear2_ = register_module("linear2", torch::nn::Linear(options.dim_feedforward, options.d_model));
+  linear1_ = register_module("linear1", sdk::Linear(options.d_model, options.dim_feedforward));
+  linear2_ = register_module("linear2", sdk::Linear(options.dim_feedforward, options.d_model));
   norm1_ = register_module("norm1", torch::nn::LayerNorm(torch::nn::LayerNormOptions({options.d_model})));
   norm2_ = register_module("norm2", torch::nn::LayerNorm(torch::nn::LayerNormOptions({options.d_model})));
 }

@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "libreyolo/sdk/detr/multihead_attention.hpp"
+#include "libreyolo/sdk/linear.hpp"
 
 namespace libreyolo::dfine {
 
@@ -44,7 +45,7 @@ class AifiLayer : public torch::nn::Module {
 
  private:
   sdk::detr::MultiheadAttention self_attn_{nullptr};
-  torch::nn::Linear linear1_{nullptr}, linear2_{nullptr};
+  sdk::Linear linear1_{nullptr}, linear2_{nullptr};
   torch::nn::LayerNorm norm1_{nullptr}, norm2_{nullptr};
 };
 

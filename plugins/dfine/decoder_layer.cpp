@@ -2,10 +2,12 @@
 
 #include <torch/torch.h>
 
+#include "libreyolo/sdk/linear.hpp"
+
 namespace libreyolo::dfine {
 
 GateImpl::GateImpl(int64_t d_model) {
-  gate = register_module("gate", torch::nn::Linear(2 * d_model, 2 * d_model));
+  gate = register_module("gate", sdk::Linear(2 * d_model, 2 * d_model));
   norm = register_module("norm", torch::nn::LayerNorm(torch::nn::LayerNormOptions({d_model})));
   torch::NoGradGuard no_grad;
   gate->weight.zero_();
@@ -24,8 +26,8 @@ DecoderLayerImpl::DecoderLayerImpl(int64_t d_model, int64_t n_head, int64_t dim_
   norm1 = register_module("norm1", torch::nn::LayerNorm(torch::nn::LayerNormOptions({d_model})));
   cross_attn = register_module("cross_attn", DeformableAttention(d_model, n_head, std::move(num_points)));
   gateway = register_module("gateway", Gate(d_model));
-  linear1 = register_module("linear1", torch::nn::Linear(d_model, dim_feedforward));
-  linear2 = register_module("linear2", torch::nn::Linear(dim_feedforward, d_model));
+  linear1 = register_module("linear1", sdk::Linear(d_model, dim_feedforward));
+  linear2 = register_module("linear2", sdk::Linear(dim_feedforward, d_model));
   norm3 = register_module("norm3", torch::nn::LayerNorm(torch::nn::LayerNormOptions({d_model})));
   torch::nn::init::xavier_uniform_(linear1->weight);
   torch::nn::init::xavier_uniform_(linear2->weight);

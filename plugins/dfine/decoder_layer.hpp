@@ -16,6 +16,7 @@
 
 #include "deformable_attention.hpp"
 #include "libreyolo/sdk/detr/multihead_attention.hpp"
+#include "libreyolo/sdk/linear.hpp"
 
 namespace libreyolo::dfine {
 
@@ -26,7 +27,7 @@ class GateImpl : public torch::nn::Module {
   explicit GateImpl(int64_t d_model);
   torch::Tensor forward(const torch::Tensor& x1, const torch::Tensor& x2);
 
-  torch::nn::Linear gate{nullptr};
+  sdk::Linear gate{nullptr};
   torch::nn::LayerNorm norm{nullptr};
 };
 TORCH_MODULE(Gate);
@@ -50,7 +51,7 @@ class DecoderLayerImpl : public torch::nn::Module {
   torch::nn::LayerNorm norm1{nullptr}, norm3{nullptr};
   DeformableAttention cross_attn{nullptr};
   Gate gateway{nullptr};
-  torch::nn::Linear linear1{nullptr}, linear2{nullptr};
+  sdk::Linear linear1{nullptr}, linear2{nullptr};
 };
 TORCH_MODULE(DecoderLayer);
 

@@ -5,6 +5,8 @@
 #include <cmath>
 #include <numeric>
 
+#include "libreyolo/sdk/linear.hpp"
+
 namespace libreyolo::dfine {
 
 DeformableAttentionImpl::DeformableAttentionImpl(int64_t embed_dim, int64_t num_heads, std::vector<int64_t> num_points,
@@ -24,8 +26,8 @@ DeformableAttentionImpl::DeformableAttentionImpl(int64_t embed_dim, int64_t num_
   }
   // Registration order = LibreYOLO's state-dict order (own buffers before children).
   num_points_scale = register_buffer("num_points_scale", torch::tensor(scale, torch::kFloat32));
-  sampling_offsets = register_module("sampling_offsets", torch::nn::Linear(embed_dim, num_heads * total_points_ * 2));
-  attention_weights = register_module("attention_weights", torch::nn::Linear(embed_dim, num_heads * total_points_));
+  sampling_offsets = register_module("sampling_offsets", sdk::Linear(embed_dim, num_heads * total_points_ * 2));
+  attention_weights = register_module("attention_weights", sdk::Linear(embed_dim, num_heads * total_points_));
   reset_parameters();
 }
 

@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "libreyolo/sdk/detr/ms_deform_attn.hpp"
+#include "libreyolo/sdk/linear.hpp"
 
 namespace libreyolo::dfine {
 
@@ -37,7 +38,7 @@ class DeformableAttentionImpl : public torch::nn::Module {
                         const sdk::detr::SpatialShapes& shapes);
 
   torch::Tensor num_points_scale;
-  torch::nn::Linear sampling_offsets{nullptr}, attention_weights{nullptr};
+  sdk::Linear sampling_offsets{nullptr}, attention_weights{nullptr};
 
  private:
   int64_t embed_dim_, num_heads_, total_points_;

@@ -7,6 +7,7 @@
 #include "aifi.hpp"
 #include "decoder_outputs.hpp"
 #include "libreyolo/sdk/batch_norm.hpp"
+#include "libreyolo/sdk/linear.hpp"
 
 namespace libreyolo::dfine {
 namespace {
@@ -69,13 +70,13 @@ DfineDecoderImpl::DfineDecoderImpl(const DfineConfig& config, int64_t num_classe
       "denoising_class_embed", torch::nn::Embedding(torch::nn::EmbeddingOptions(num_classes + 1, d).padding_idx(num_classes)));
   query_pos_head = register_module("query_pos_head", Mlp(4, 2 * d, d, 2));
   torch::nn::Sequential enc;
-  enc->push_back("proj", torch::nn::Linear(d, d));
+  enc->push_back("proj", sdk::Linear(d, d));
   enc->push_back("norm", torch::nn::LayerNorm(torch::nn::LayerNormOptions({d})));
   enc_output = register_module("enc_output", enc);
-  enc_score_head = register_module("enc_score_head", torch::nn::Linear(d, num_classes));
+  enc_score_head = register_module("enc_score_head", sdk::Linear(d, num_classes));
   enc_bbox_head = register_module("enc_bbox_head", Mlp(d, d, 4, 3));
   dec_score_head = register_module("dec_score_head", torch::nn::ModuleList());
-  for (int64_t i = 0; i < config.num_decoder_layers; ++i) dec_score_head->push_back(torch::nn::Linear(d, num_classes));
+  for (int64_t i = 0; i < config.num_decoder_layers; ++i) dec_score_head->push_back(sdk::Linear(d, num_classes));
   pre_bbox_head = register_module("pre_bbox_head", Mlp(d, d, 4, 3));
   dec_bbox_head = register_module("dec_bbox_head", torch::nn::ModuleList());
   for (int64_t i = 0; i < config.num_decoder_layers; ++i) dec_bbox_head->push_back(Mlp(d, d, 4 * (config.reg_max + 1), 3));
@@ -105,10 +106,10 @@ void DfineDecoderImpl::reset_parameters() {
   enc_bbox_head->zero_last();
   pre_bbox_head->zero_last();
   for (size_t i = 0; i < dec_score_head->size(); ++i) {
-    dec_score_head[i]->as<torch::nn::Linear>()->bias.fill_(bias);
+    dec_score_head[i]->as<sdk::Linear>()->bias.fill_(bias);
     dec_bbox_head->ptr<MlpImpl>(i)->zero_last();
   }
-  torch::nn::init::xavier_uniform_(enc_output[0]->as<torch::nn::Linear>()->weight);
+  torch::nn::init::xavier_uniform_(enc_output[0]->as<sdk::Linear>()->weight);
   torch::nn::init::xavier_uniform_(query_pos_head->layer(0)->weight);
   torch::nn::init::xavier_uniform_(query_pos_head->layer(1)->weight);
   for (size_t i = 0; i < input_proj->size(); ++i)

@@ -38,6 +38,7 @@
 #include "libreyolo/sdk/targets.hpp"
 #include "lqe.hpp"
 #include "mlp.hpp"
+#include "libreyolo/sdk/linear.hpp"
 
 namespace libreyolo::dfine {
 
@@ -102,7 +103,7 @@ class DfineDecoderImpl : public torch::nn::Module {
   torch::nn::Embedding denoising_class_embed{nullptr};
   Mlp query_pos_head{nullptr};
   torch::nn::Sequential enc_output{nullptr};
-  torch::nn::Linear enc_score_head{nullptr};
+  sdk::Linear enc_score_head{nullptr};
   Mlp enc_bbox_head{nullptr};
   torch::nn::ModuleList dec_score_head;
   Mlp pre_bbox_head{nullptr};

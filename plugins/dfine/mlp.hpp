@@ -9,6 +9,8 @@
 #include <torch/nn/pimpl.h>
 #include <torch/types.h>
 
+#include "libreyolo/sdk/linear.hpp"
+
 namespace libreyolo::dfine {
 
 class MlpImpl : public torch::nn::Module {
@@ -16,8 +18,8 @@ class MlpImpl : public torch::nn::Module {
   MlpImpl(int64_t input_dim, int64_t hidden_dim, int64_t output_dim, int64_t num_layers);
   torch::Tensor forward(torch::Tensor x);
 
-  torch::nn::Linear layer(size_t i) const { return torch::nn::Linear(layers->ptr<torch::nn::LinearImpl>(i)); }
-  torch::nn::Linear last() const { return layer(layers->size() - 1); }
+  sdk::Linear layer(size_t i) const { return sdk::Linear(layers->ptr<sdk::LinearImpl>(i)); }
+  sdk::Linear last() const { return layer(layers->size() - 1); }
   // The last layer's weight and bias to zero: a head whose first prediction is "no change".
   void zero_last();
 

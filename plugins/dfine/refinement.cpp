@@ -11,6 +11,7 @@
 #include "dfine_decoder.hpp"
 #include "libreyolo/sdk/detr/box_ops.hpp"
 #include "libreyolo/sdk/detr/fdr.hpp"
+#include "libreyolo/sdk/linear.hpp"
 
 namespace libreyolo::dfine {
 
@@ -31,7 +32,7 @@ DfineDecoderImpl::LayerOutputs DfineDecoderImpl::run_layers(torch::Tensor output
     output = layer->forward(output, input_boxes.unsqueeze(2), memory, attn_mask, query_pos);
     if (i == 0) {
       result.pre_boxes = torch::sigmoid(pre_bbox_head(output) + sdk::detr::inverse_sigmoid(input_boxes));
-      if (training) result.pre_logits = dec_score_head[0]->as<torch::nn::Linear>()->forward(output);
+      if (training) result.pre_logits = dec_score_head[0]->as<sdk::Linear>()->forward(output);
       reference = result.pre_boxes.detach();
     }
     const auto head_input = previous_output.defined() ? output + previous_output : output;
@@ -40,7 +41,7 @@ DfineDecoderImpl::LayerOutputs DfineDecoderImpl::run_layers(torch::Tensor output
     const auto refined =
         sdk::detr::distance_to_box(reference, sdk::detr::integrate_distribution(corners, project), reg_scale);
     if (training || i == eval_layer) {
-      const auto scores = dec_score_head[index]->as<torch::nn::Linear>()->forward(output);
+      const auto scores = dec_score_head[index]->as<sdk::Linear>()->forward(output);
       logits.push_back(decoder->lqe_layers->ptr<LqeImpl>(index)->forward(scores, corners));
       boxes.push_back(refined);
       corners_out.push_back(corners);

@@ -2,6 +2,8 @@
 
 #include <torch/torch.h>
 
+#include "libreyolo/sdk/linear.hpp"
+
 namespace libreyolo::rtdetr {
 
 DecoderLayerImpl::DecoderLayerImpl(int64_t d_model, int64_t n_head, int64_t dim_feedforward, int64_t n_levels,
@@ -11,8 +13,8 @@ DecoderLayerImpl::DecoderLayerImpl(int64_t d_model, int64_t n_head, int64_t dim_
   norm1 = register_module("norm1", torch::nn::LayerNorm(torch::nn::LayerNormOptions({d_model})));
   cross_attn = register_module("cross_attn", sdk::detr::MSDeformableAttention(d_model, n_head, n_levels, n_points));
   norm2 = register_module("norm2", torch::nn::LayerNorm(torch::nn::LayerNormOptions({d_model})));
-  linear1 = register_module("linear1", torch::nn::Linear(d_model, dim_feedforward));
-  linear2 = register_module("linear2", torch::nn::Linear(dim_feedforward, d_model));
+  linear1 = register_module("linear1", sdk::Linear(d_model, dim_feedforward));
+  linear2 = register_module("linear2", sdk::Linear(dim_feedforward, d_model));
   norm3 = register_module("norm3", torch::nn::LayerNorm(torch::nn::LayerNormOptions({d_model})));
 }
 

@@ -13,6 +13,7 @@
 
 #include "libreyolo/sdk/detr/ms_deform_attn.hpp"
 #include "libreyolo/sdk/detr/multihead_attention.hpp"
+#include "libreyolo/sdk/linear.hpp"
 
 namespace libreyolo::rtdetr {
 
@@ -34,7 +35,7 @@ class DecoderLayerImpl : public torch::nn::Module {
   sdk::detr::MultiheadAttention self_attn{nullptr};
   torch::nn::LayerNorm norm1{nullptr}, norm2{nullptr}, norm3{nullptr};
   sdk::detr::MSDeformableAttention cross_attn{nullptr};
-  torch::nn::Linear linear1{nullptr}, linear2{nullptr};
+  sdk::Linear linear1{nullptr}, linear2{nullptr};
 };
 TORCH_MODULE(DecoderLayer);
 

@@ -2,6 +2,8 @@
 
 #include <torch/torch.h>
 
+#include "libreyolo/sdk/linear.hpp"
+
 namespace libreyolo::rtdetr {
 
 MlpImpl::MlpImpl(int64_t input_dim, int64_t hidden_dim, int64_t output_dim, int64_t num_layers) {
@@ -9,14 +11,14 @@ MlpImpl::MlpImpl(int64_t input_dim, int64_t hidden_dim, int64_t output_dim, int6
   for (int64_t i = 0; i < num_layers; ++i) {
     const int64_t in = i == 0 ? input_dim : hidden_dim;
     const int64_t out = i + 1 == num_layers ? output_dim : hidden_dim;
-    layers->push_back(torch::nn::Linear(in, out));
+    layers->push_back(sdk::Linear(in, out));
   }
 }
 
 torch::Tensor MlpImpl::forward(torch::Tensor x) {
   const auto n = layers->size();
   for (size_t i = 0; i < n; ++i) {
-    x = layers[i]->as<torch::nn::Linear>()->forward(x);
+    x = layers[i]->as<sdk::Linear>()->forward(x);
     if (i + 1 < n) x = torch::relu(x);
   }
   return x;

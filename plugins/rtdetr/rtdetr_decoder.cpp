@@ -10,6 +10,7 @@
 #include "libreyolo/sdk/batch_norm.hpp"
 #include "libreyolo/sdk/detr/box_ops.hpp"
 #include "libreyolo/sdk/losses/box_ops.hpp"
+#include "libreyolo/sdk/linear.hpp"
 
 namespace libreyolo::rtdetr {
 namespace {
@@ -49,14 +50,14 @@ RtdetrDecoderImpl::RtdetrDecoderImpl(const RtdetrConfig& config, int64_t num_cla
   denoising_class_embed = register_module(
       "denoising_class_embed", torch::nn::Embedding(torch::nn::EmbeddingOptions(num_classes + 1, d).padding_idx(num_classes)));
   query_pos_head = register_module("query_pos_head", Mlp(4, 2 * d, d, 2));
-  enc_output = register_module("enc_output", torch::nn::Sequential(torch::nn::Linear(d, d),
+  enc_output = register_module("enc_output", torch::nn::Sequential(sdk::Linear(d, d),
                                                                     torch::nn::LayerNorm(torch::nn::LayerNormOptions({d}))));
-  enc_score_head = register_module("enc_score_head", torch::nn::Linear(d, num_classes));
+  enc_score_head = register_module("enc_score_head", sdk::Linear(d, num_classes));
   enc_bbox_head = register_module("enc_bbox_head", Mlp(d, d, 4, 3));
   dec_score_head = register_module("dec_score_head", torch::nn::ModuleList());
   dec_bbox_head = register_module("dec_bbox_head", torch::nn::ModuleList());
   for (int64_t i = 0; i < config.num_decoder_layers; ++i) {
-    dec_score_head->push_back(torch::nn::Linear(d, num_classes));
+    dec_score_head->push_back(sdk::Linear(d, num_classes));
     dec_bbox_head->push_back(Mlp(d, d, 4, 3));
   }
   reset_parameters();
@@ -69,19 +70,19 @@ void RtdetrDecoderImpl::reset_parameters() {
   torch::NoGradGuard no_grad;
   const double bias = prior_bias();
   auto zero_last = [](MlpImpl& mlp) {
-    auto last = mlp.layers[mlp.layers->size() - 1]->as<torch::nn::Linear>();
+    auto last = mlp.layers[mlp.layers->size() - 1]->as<sdk::Linear>();
     last->weight.zero_();
     last->bias.zero_();
   };
   enc_score_head->bias.fill_(bias);
   zero_last(*enc_bbox_head);
   for (size_t i = 0; i < dec_score_head->size(); ++i) {
-    dec_score_head[i]->as<torch::nn::Linear>()->bias.fill_(bias);
+    dec_score_head[i]->as<sdk::Linear>()->bias.fill_(bias);
     zero_last(*dec_bbox_head->ptr<MlpImpl>(i));
   }
-  torch::nn::init::xavier_uniform_(enc_output[0]->as<torch::nn::Linear>()->weight);
-  torch::nn::init::xavier_uniform_(query_pos_head->layers[0]->as<torch::nn::Linear>()->weight);
-  torch::nn::init::xavier_uniform_(query_pos_head->layers[1]->as<torch::nn::Linear>()->weight);
+  torch::nn::init::xavier_uniform_(enc_output[0]->as<sdk::Linear>()->weight);
+  torch::nn::init::xavier_uniform_(query_pos_head->layers[0]->as<sdk::Linear>()->weight);
+  torch::nn::init::xavier_uniform_(query_pos_head->layers[1]->as<sdk::Linear>()->weight);
 }
 
 std::vector<torch::Tensor> RtdetrDecoderImpl::project(const std::vector<torch::Tensor>& levels) {
@@ -148,7 +149,7 @@ RtdetrDecoderImpl::LayerOutputs RtdetrDecoderImpl::run_layers(torch::Tensor outp
   for (int64_t i = 0; i < config_.num_decoder_layers; ++i) {
     auto layer = decoder->layers->ptr<DecoderLayerImpl>(static_cast<size_t>(i));
     auto bbox_head = dec_bbox_head->ptr<MlpImpl>(static_cast<size_t>(i));
-    auto score_head = dec_score_head[static_cast<size_t>(i)]->as<torch::nn::Linear>();
+    auto score_head = dec_score_head[static_cast<size_t>(i)]->as<sdk::Linear>();
     const auto query_pos = query_pos_head(reference_detached);
     output = layer->forward(output, reference_detached.unsqueeze(2), memory, attn_mask, query_pos);
     const auto delta = bbox_head->forward(output);

@@ -28,6 +28,7 @@
 #include "libreyolo/sdk/detr/denoising.hpp"
 #include "libreyolo/sdk/targets.hpp"
 #include "mlp.hpp"
+#include "libreyolo/sdk/linear.hpp"
 
 namespace libreyolo::rtdetr {
 
@@ -81,7 +82,7 @@ class RtdetrDecoderImpl : public torch::nn::Module {
   torch::nn::Embedding denoising_class_embed{nullptr};
   Mlp query_pos_head{nullptr};
   torch::nn::Sequential enc_output{nullptr};
-  torch::nn::Linear enc_score_head{nullptr};
+  sdk::Linear enc_score_head{nullptr};
   Mlp enc_bbox_head{nullptr};
   torch::nn::ModuleList dec_score_head, dec_bbox_head;
   std::map<std::tuple<std::vector<int64_t>, std::string, int>, sdk::detr::EncoderAnchors> anchor_cache_;

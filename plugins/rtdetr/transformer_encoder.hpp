@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "libreyolo/sdk/detr/multihead_attention.hpp"
+#include "libreyolo/sdk/linear.hpp"
 
 namespace libreyolo::rtdetr {
 
@@ -45,7 +46,7 @@ class TransformerEncoderLayer : public torch::nn::Module {
  private:
   double dropout_;
   sdk::detr::MultiheadAttention self_attn_{nullptr};
-  torch::nn::Linear linear1_{nullptr}, linear2_{nullptr};
+  sdk::Linear linear1_{nullptr}, linear2_{nullptr};
   torch::nn::LayerNorm norm1_{nullptr}, norm2_{nullptr};
 };
 

@@ -5,6 +5,7 @@
 #include <utility>
 
 #include "libreyolo/sdk/batch_count.hpp"
+#include "module_copy.hpp"
 
 // LibTorch 1.13 defines this member in libtorch but does not export it, while the construction
 // vtable of any class derived from torch::nn::BatchNorm2dImpl (the vtable in force while the
@@ -52,32 +53,11 @@ void BatchNorm2dImpl::pretty_print(std::ostream& stream) const {
          << (synchronized() ? ", synchronized" : "") << ")";
 }
 
-namespace {
-
-// Copies every defined tensor of `from` into the same-named (freshly registered) tensor of
-// `to`, moved to `device` when given. set_data keeps `to`'s member and its registered entry
-// the same tensor, and keeps requires_grad as registered.
-void copy_values(const torch::OrderedDict<std::string, torch::Tensor>& from,
-                 torch::OrderedDict<std::string, torch::Tensor>& to,
-                 const c10::optional<torch::Device>& device) {
-  for (const auto& item : from) {
-    const auto& source = item.value();
-    if (!source.defined()) continue;
-    const auto options = source.options().device(device ? *device : source.device());
-    to[item.key()].set_data(source.to(options, /*non_blocking=*/false, /*copy=*/true));
-  }
-}
-
-}  // namespace
 
 std::shared_ptr<torch::nn::Module> BatchNorm2dImpl::clone(
     const c10::optional<torch::Device>& device) const {
-  torch::NoGradGuard no_grad;
   auto copy = std::make_shared<BatchNorm2dImpl>(options);
-  auto parameters = copy->named_parameters(/*recurse=*/false);
-  auto buffers = copy->named_buffers(/*recurse=*/false);
-  copy_values(named_parameters(/*recurse=*/false), parameters, device);
-  copy_values(named_buffers(/*recurse=*/false), buffers, device);
+  detail::copy_own_values(*this, *copy, device);
   copy->train(is_training());
   copy->synchronizer_ = synchronizer_;
   return copy;

@@ -9,6 +9,7 @@
 #include "deform_sampling_fused.hpp"
 #include "libreyolo/sdk/fused_kernels.hpp"
 #include "libreyolo/sdk/log.hpp"
+#include "libreyolo/sdk/linear.hpp"
 
 namespace libreyolo::sdk::detr {
 namespace {
@@ -145,10 +146,10 @@ MSDeformableAttentionImpl::MSDeformableAttentionImpl(int64_t embed_dim, int64_t 
               " must be divisible by num_heads ", num_heads, " (every head gets embed_dim / num_heads channels)");
   const auto total_points = num_heads * num_levels * num_points;
   // Registration order is LibreYOLO's, so the state dict lists the same keys in the same order.
-  sampling_offsets = register_module("sampling_offsets", torch::nn::Linear(embed_dim, total_points * 2));
-  attention_weights = register_module("attention_weights", torch::nn::Linear(embed_dim, total_points));
-  value_proj = register_module("value_proj", torch::nn::Linear(embed_dim, embed_dim));
-  output_proj = register_module("output_proj", torch::nn::Linear(embed_dim, embed_dim));
+  sampling_offsets = register_module("sampling_offsets", sdk::Linear(embed_dim, total_points * 2));
+  attention_weights = register_module("attention_weights", sdk::Linear(embed_dim, total_points));
+  value_proj = register_module("value_proj", sdk::Linear(embed_dim, embed_dim));
+  output_proj = register_module("output_proj", sdk::Linear(embed_dim, embed_dim));
   reset_parameters();
 }
 

@@ -8,6 +8,8 @@
 #include <stdexcept>
 #include <string>
 
+#include "libreyolo/sdk/linear.hpp"
+
 namespace libreyolo::sdk::detr {
 namespace {
 
@@ -43,7 +45,7 @@ MultiheadAttentionImpl::MultiheadAttentionImpl(int64_t embed_dim, int64_t num_he
   }
   in_proj_weight = register_parameter("in_proj_weight", torch::empty({3 * embed_dim, embed_dim}));
   in_proj_bias = register_parameter("in_proj_bias", torch::zeros({3 * embed_dim}));
-  out_proj = register_module("out_proj", torch::nn::Linear(embed_dim, embed_dim));
+  out_proj = register_module("out_proj", sdk::Linear(embed_dim, embed_dim));
   // PyTorch's _reset_parameters: Xavier-uniform input projection, zero biases; the output
   // projection keeps nn.Linear's default weight init.
   torch::NoGradGuard no_grad;

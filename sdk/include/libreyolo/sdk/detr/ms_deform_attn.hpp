@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "libreyolo/sdk/export.hpp"
+#include "libreyolo/sdk/linear.hpp"
 
 namespace libreyolo::sdk::detr {
 
@@ -67,7 +68,7 @@ class LIBREYOLO_SDK_API MSDeformableAttentionImpl : public torch::nn::Module {
   int64_t num_levels() const { return num_levels_; }
   int64_t num_points() const { return num_points_; }
 
-  torch::nn::Linear sampling_offsets{nullptr}, attention_weights{nullptr}, value_proj{nullptr},
+  sdk::Linear sampling_offsets{nullptr}, attention_weights{nullptr}, value_proj{nullptr},
       output_proj{nullptr};
 
  private:

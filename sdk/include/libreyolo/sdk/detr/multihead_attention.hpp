@@ -12,6 +12,7 @@
 #include <torch/types.h>
 
 #include "libreyolo/sdk/export.hpp"
+#include "libreyolo/sdk/linear.hpp"
 
 namespace libreyolo::sdk::detr {
 
@@ -26,7 +27,7 @@ class LIBREYOLO_SDK_API MultiheadAttentionImpl : public torch::nn::Module {
                         const torch::Tensor& blocked = {});
 
   torch::Tensor in_proj_weight, in_proj_bias;
-  torch::nn::Linear out_proj{nullptr};
+  sdk::Linear out_proj{nullptr};
 
  private:
   int64_t embed_dim_;
