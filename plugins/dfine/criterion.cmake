@@ -18,5 +18,5 @@ set_target_properties(libreyolo_dfine_criterion PROPERTIES
   VISIBILITY_INLINES_HIDDEN ON)
 if(COMMAND libreyolo_set_warnings)
   libreyolo_set_warnings(libreyolo_dfine_criterion)
-  libreyolo_use_torch_pch(libreyolo_dfine_criterion)
+  libreyolo_use_plugin_torch_pch(libreyolo_dfine_criterion)
 endif()
