@@ -140,35 +140,50 @@ torch::Tensor DfineCriterion::union_match(const std::vector<torch::Tensor>& outp
   return matching(outputs, targets).unified;
 }
 
-Named DfineCriterion::named_losses(const std::vector<torch::Tensor>& out, const sdk::Targets& targets) {
+DfineCriterion::Stacks DfineCriterion::stacks(const std::vector<torch::Tensor>& out, const sdk::Targets& targets) const {
   const auto m = matching(out, targets);
-  const int64_t layers = out.at(outputs::dec_logits).size(0);
   // DDF mixes its matched and unmatched means by the ordinary queries' counts, for the
   // denoising layers too (LibreYOLO keeps the values of the last ordinary layer).
   const LocalLossContext context{out.at(outputs::up), out.at(outputs::reg_scale),
                                  sdk::detr::distillation_balance(m.unified >= 0)};
+  Stacks s;
+  s.layers = out.at(outputs::dec_logits).size(0);
+  s.ordinary = stack_losses(ordinary_stack(out, m.matched, m.unified, m.gt), m.gt, context, settings_);
+  if (out.at(outputs::dn_logits).defined() && m.gt.max_count > 0) {
+    s.denoising = stack_losses(denoising_stack(out, m.gt), m.gt, context, settings_);
+    s.denoising_layers = out.at(outputs::dn_logits).size(0);
+  }
+  return s;
+}
+
+Named DfineCriterion::named_losses(const std::vector<torch::Tensor>& out, const sdk::Targets& targets) {
+  const auto s = stacks(out, targets);
   Named named;
-  add_ordinary(named, stack_losses(ordinary_stack(out, m.matched, m.unified, m.gt), m.gt, context, settings_),
-               layers);
-  if (out.at(outputs::dn_logits).defined() && m.gt.max_count > 0)
-    add_denoising(named, stack_losses(denoising_stack(out, m.gt), m.gt, context, settings_),
-                  out.at(outputs::dn_logits).size(0));
+  add_ordinary(named, s.ordinary, s.layers);
+  if (s.denoising) add_denoising(named, *s.denoising, s.denoising_layers);
   for (auto& [name, value] : named) value = torch::nan_to_num(value, 0.0);
   return named;
 }
 
+// Each kind is the sum of all its named terms: every entry of its stacked tensor is one of them
+// (the last denoising layer's DDF is a named zero), so the training path sums the stacks whole,
+// without picking the ~40 terms out one by one and back in the backward. NaN terms count 0, as
+// named_losses makes them.
 sdk::LossOutput DfineCriterion::operator()(const std::vector<torch::Tensor>& outputs, const sdk::Targets& targets,
                                            const torch::Tensor&) {
-  const auto named = named_losses(outputs, targets);
+  const auto s = stacks(outputs, targets);
+  const auto kind_sum = [&s](torch::Tensor StackLosses::*kind) {
+    auto sum = torch::nan_to_num(s.ordinary.*kind, 0.0).sum();
+    if (s.denoising) sum = sum + torch::nan_to_num((*s.denoising).*kind, 0.0).sum();
+    return sum;
+  };
+  const std::vector<torch::Tensor StackLosses::*> kinds{&StackLosses::vfl, &StackLosses::bbox, &StackLosses::giou,
+                                                        &StackLosses::fgl, &StackLosses::ddf};
+  const auto names = component_names();
   sdk::LossOutput result;
-  for (const auto& kind : component_names()) {
-    const auto key = "loss_" + kind;
-    std::vector<torch::Tensor> terms;
-    for (const auto& [name, value] : named)
-      if (name == key || name.rfind(key + "_", 0) == 0) terms.push_back(value);
-    // No DDF term at all with a single decoder layer and no denoising.
-    const auto sum = terms.empty() ? torch::zeros({}, named.front().second.options()) : torch::stack(terms).sum();
-    result.components.emplace_back(kind, sum);
+  for (std::size_t k = 0; k < kinds.size(); ++k) {
+    const auto sum = kind_sum(kinds[k]);
+    result.components.emplace_back(names[k], sum);
     result.total = result.total.defined() ? result.total + sum : sum;
   }
   return result;

@@ -18,6 +18,7 @@
 // every denoising layer (the last one's DDF is 0, it is its own teacher), the three with _dn_pre.
 // Every term is nan_to_num'd (NaN -> 0) as LibreYOLO does.
 
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -25,6 +26,7 @@
 #include "criterion_ground_truth.hpp"
 #include "dfine_loss_settings.hpp"
 #include "libreyolo/sdk/criterion.hpp"
+#include "set_losses.hpp"
 
 namespace libreyolo::dfine {
 
@@ -56,6 +58,13 @@ class DfineCriterion : public sdk::Criterion {
     torch::Tensor unified;  // [B, Q]: their union
   };
   Matching matching(const std::vector<torch::Tensor>& outputs, const sdk::Targets& targets) const;
+  // Every term of the step, stacked: the ordinary sets, and the denoising ones when the step has them.
+  struct Stacks {
+    StackLosses ordinary;
+    std::optional<StackLosses> denoising;
+    int64_t layers = 0, denoising_layers = 0;
+  };
+  Stacks stacks(const std::vector<torch::Tensor>& outputs, const sdk::Targets& targets) const;
 
   DfineLossSettings settings_;
 };
