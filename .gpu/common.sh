@@ -27,3 +27,14 @@ our_train() {  # NAME [k=v...]: our trainer, detached, log in /tmp/runs/NAME.log
   echo $! > /tmp/runs/$name.pid
 }
 alive() { [ -f "$1" ] && kill -0 "$(cat $1)" 2>/dev/null; }
+cold_start() {  # COCO128 (val -> train: .reference drops val2017 for size) and its x8 repeat; build; whole ctest
+  rm -rf $W/coco128; cp -r $R/coco128 $W/coco128
+  ln -sfn train2017 $W/coco128/images/val2017; ln -sfn train2017 $W/coco128/labels/val2017
+  bash scripts/make-repeated-dataset.sh $W/coco128 $W/coco128x8 8 > /dev/null
+  scripts/gpu-build.sh > $W/build.log 2>&1; echo "build rc=$?" >> $W/build.log; tail -1 $W/build.log
+  grep -E "error|invalid-pch" $W/build.log | head -20
+  stamp "built"
+  (cd build-gpu && timeout 150 ctest -j8 --timeout 140 --output-on-failure > $OUT/ctest.log 2>&1; echo "ctest rc=$?" >> $OUT/ctest.log)
+  grep -E "tests passed|tests failed|ctest rc|Failed|ERROR|values:" $OUT/ctest.log | head -20
+  stamp "ctest done"
+}

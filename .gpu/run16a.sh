@@ -7,14 +7,7 @@
 # (YOLOv9-t, then YOLOX-s, then RT-DETR-r18 if time is left). Carry .devkit and .reference.
 source .gpu/common.sh
 stamp "start"
-rm -rf $W/coco128; cp -r $R/coco128 $W/coco128
-ln -sfn train2017 $W/coco128/images/val2017; ln -sfn train2017 $W/coco128/labels/val2017
-bash scripts/make-repeated-dataset.sh $W/coco128 $W/coco128x8 8 > /dev/null
-scripts/gpu-build.sh > $W/build.log 2>&1; echo "build rc=$?" >> $W/build.log; tail -1 $W/build.log; grep -E "error|invalid-pch" $W/build.log | head -20
-stamp "built"
-(cd build-gpu && timeout 150 ctest -j8 --timeout 140 --output-on-failure > $OUT/ctest.log 2>&1; echo "ctest rc=$?" >> $OUT/ctest.log)
-grep -E "tests passed|tests failed|ctest rc|Failed|ERROR|values:" $OUT/ctest.log | head -20
-stamp "ctest done"
+cold_start
 common="data=$W/coco128x8/data.yaml imgsz=640 batch=16 workers=16 cache=ram device=0 project=/tmp/runs cuda_graph=true"
 for m in yolo9t yoloxs; do
   timeout 60 $H bench fused model=$m $common steps=40 warmup=10 json=$W/fused_$m.json > $W/f.log 2>&1
