@@ -42,6 +42,19 @@ void check_core_inputs(const torch::Tensor& value, const SpatialShapes& shapes, 
               " positions but value has Lv = ", value.size(1), ": value must hold every level's h * w, in order");
 }
 
+// grid_sample as both cores call it: bilinear, zeros outside, corners not aligned.
+torch::Tensor sample(const torch::Tensor& image, const torch::Tensor& grid) {
+  return torch::nn::functional::grid_sample(
+      image, grid,
+      torch::nn::functional::GridSampleFuncOptions().mode(torch::kBilinear).padding_mode(torch::kZeros).align_corners(false));
+}
+
+// Level positions [start, start + h*w) of value [B, Lv, heads, C] as [B*heads, C, h, w]: every
+// head's channels form one image.
+torch::Tensor level_image(const torch::Tensor& value, int64_t start, int64_t h, int64_t w) {
+  return value.narrow(1, start, h * w).flatten(2).permute({0, 2, 1}).reshape({value.size(0) * value.size(2), value.size(3), h, w});
+}
+
 }  // namespace
 
 torch::Tensor ms_deform_attn_core(const torch::Tensor& value, const SpatialShapes& shapes,
@@ -52,20 +65,14 @@ torch::Tensor ms_deform_attn_core(const torch::Tensor& value, const SpatialShape
   const auto points = sampling_locations.size(4);
   // grid_sample wants coordinates in [-1, 1].
   const auto grids = sampling_locations * 2 - 1;
-  const auto options = torch::nn::functional::GridSampleFuncOptions()
-                           .mode(torch::kBilinear)
-                           .padding_mode(torch::kZeros)
-                           .align_corners(false);
   std::vector<torch::Tensor> sampled;
   sampled.reserve(static_cast<size_t>(levels));
   int64_t start = 0;
   for (int64_t level = 0; level < levels; ++level) {
     const auto [h, w] = shapes[static_cast<size_t>(level)];
-    // [B, h*w, heads, C] -> [B*heads, C, h, w]: every head's channels form one image.
-    const auto image = value.narrow(1, start, h * w).flatten(2).permute({0, 2, 1}).reshape({batch * heads, channels, h, w});
     // [B, Lq, heads, P, 2] -> [B*heads, Lq, P, 2]
     const auto grid = grids.select(3, level).permute({0, 2, 1, 3, 4}).flatten(0, 1);
-    sampled.push_back(torch::nn::functional::grid_sample(image, grid, options));  // [B*heads, C, Lq, P]
+    sampled.push_back(sample(level_image(value, start, h, w), grid));  // [B*heads, C, Lq, P]
     start += h * w;
   }
   const auto weights =
@@ -76,22 +83,26 @@ torch::Tensor ms_deform_attn_core(const torch::Tensor& value, const SpatialShape
 
 namespace {
 
-// D-FINE's math: one core call per level (its own point count), summed level by level.
+// D-FINE's math as LibreYOLO writes it: each level's points sampled from that level's image, the
+// samples of all levels side by side, one weighted sum over every point (so a point count per
+// level costs one pass of the weighting, not one per level).
 torch::Tensor per_level_sampling(const torch::Tensor& value, const SpatialShapes& shapes,
                                  const std::vector<int64_t>& points, const torch::Tensor& locations,
                                  const torch::Tensor& weights) {
-  torch::Tensor out;
+  const auto batch = value.size(0), heads = value.size(2), channels = value.size(3);
+  const auto queries = locations.size(1), total_points = locations.size(3);
+  const auto grids = (locations * 2 - 1).permute({0, 2, 1, 3, 4}).flatten(0, 1);  // [B*heads, Lq, T, 2] in [-1, 1]
+  std::vector<torch::Tensor> sampled;
   int64_t first_point = 0, first_position = 0;
   for (size_t level = 0; level < shapes.size(); ++level) {
     const auto [h, w] = shapes[level];
-    const auto level_out = ms_deform_attn_core(value.narrow(1, first_position, h * w), {shapes[level]},
-                                               locations.narrow(3, first_point, points[level]).unsqueeze(3),
-                                               weights.narrow(3, first_point, points[level]).unsqueeze(3));
-    out = out.defined() ? out + level_out : level_out;
+    sampled.push_back(sample(level_image(value, first_position, h, w), grids.narrow(2, first_point, points[level])));
     first_point += points[level];
     first_position += h * w;
   }
-  return out;
+  const auto point_weights = weights.permute({0, 2, 1, 3}).reshape({batch * heads, 1, queries, total_points});
+  const auto output = (torch::cat(sampled, -1) * point_weights).sum(-1).reshape({batch, heads * channels, queries});
+  return output.permute({0, 2, 1});
 }
 
 // The fused_kernels policy and the inputs decide; the first decision of the process is logged.

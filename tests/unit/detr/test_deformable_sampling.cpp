@@ -65,7 +65,7 @@ TEST_CASE("deformable_sampling with a point count per level equals the core leve
   const PolicyGuard off(sdk::FusedKernels::off);
   const auto out = detr::deformable_sampling(in.value, in.shapes, in.points, in.locations, in.weights);
   CHECK(out.sizes() == torch::IntArrayRef({2, 5, 6}));
-  CHECK(max_abs(out - per_level_core(in)) == 0.0);
+  CHECK(max_abs(out - per_level_core(in)) < 1e-12);  // one sum over all points (LibreYOLO's), not one per level
 }
 
 TEST_CASE("deformable_sampling with equal counts matches the core's all-levels call") {
