@@ -55,11 +55,15 @@ MultiheadAttentionImpl::MultiheadAttentionImpl(int64_t embed_dim, int64_t num_he
 
 torch::Tensor MultiheadAttentionImpl::forward(const torch::Tensor& query, const torch::Tensor& key,
                                               const torch::Tensor& value, const torch::Tensor& blocked) {
-  const int64_t d = embed_dim_;
+  const int64_t d = embed_dim_;  // the output's width
   // torch::linear, as Python's F.linear: one operator (LibTorch's C++ F::linear is three for [B, L, D]).
-  const auto q = torch::linear(query, in_proj_weight.narrow(0, 0, d), in_proj_bias.narrow(0, 0, d));
-  const auto k = torch::linear(key, in_proj_weight.narrow(0, d, d), in_proj_bias.narrow(0, d, d));
-  const auto v = torch::linear(value, in_proj_weight.narrow(0, 2 * d, d), in_proj_bias.narrow(0, 2 * d, d));
+  // chunk, as PyTorch's packed projection does: one split whose backward is one concatenation,
+  // where three narrows would each fill a zero tensor of the whole projection and copy into it.
+  const auto w = in_proj_weight.chunk(3, 0);
+  const auto b = in_proj_bias.chunk(3, 0);
+  const auto q = torch::linear(query, w[0], b[0]);
+  const auto k = torch::linear(key, w[1], b[1]);
+  const auto v = torch::linear(value, w[2], b[2]);
   auto out = attend(split_heads(q, num_heads_), split_heads(k, num_heads_), split_heads(v, num_heads_), blocked,
                     is_training() ? dropout_ : 0.0);
   out = out.transpose(1, 2).reshape({query.size(0), query.size(1), d});
