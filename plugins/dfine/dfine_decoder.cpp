@@ -157,20 +157,15 @@ std::vector<torch::Tensor> DfineDecoderImpl::forward(const std::vector<torch::Te
   out[outputs::up] = up;
   out[outputs::reg_scale] = reg_scale;
   if (dn) {
-    const int64_t n = dn->layout.num_queries_dn, queries = config_.num_queries;
-    out[outputs::dn_logits] = layers.logits.narrow(2, 0, n);
-    out[outputs::dn_boxes] = layers.boxes.narrow(2, 0, n);
-    out[outputs::dn_corners] = layers.corners.narrow(2, 0, n);
-    out[outputs::dn_refs] = layers.refs.narrow(2, 0, n);
-    out[outputs::dn_pre_logits] = layers.pre_logits.narrow(1, 0, n);
-    out[outputs::dn_pre_boxes] = layers.pre_boxes.narrow(1, 0, n);
+    const int64_t n = dn->layout.num_queries_dn;
+    using sdk::detr::split_denoising;
+    std::tie(out[outputs::dn_logits], layers.logits) = split_denoising(layers.logits, 2, n);
+    std::tie(out[outputs::dn_boxes], layers.boxes) = split_denoising(layers.boxes, 2, n);
+    std::tie(out[outputs::dn_corners], layers.corners) = split_denoising(layers.corners, 2, n);
+    std::tie(out[outputs::dn_refs], layers.refs) = split_denoising(layers.refs, 2, n);
+    std::tie(out[outputs::dn_pre_logits], layers.pre_logits) = split_denoising(layers.pre_logits, 1, n);
+    std::tie(out[outputs::dn_pre_boxes], layers.pre_boxes) = split_denoising(layers.pre_boxes, 1, n);
     out[outputs::dn_matched_gt] = dn->matched_gt;
-    layers.logits = layers.logits.narrow(2, n, queries);
-    layers.boxes = layers.boxes.narrow(2, n, queries);
-    layers.corners = layers.corners.narrow(2, n, queries);
-    layers.refs = layers.refs.narrow(2, n, queries);
-    layers.pre_logits = layers.pre_logits.narrow(1, n, queries);
-    layers.pre_boxes = layers.pre_boxes.narrow(1, n, queries);
   }
   out[outputs::dec_logits] = layers.logits;
   out[outputs::dec_boxes] = layers.boxes;

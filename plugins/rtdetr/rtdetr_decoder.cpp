@@ -196,11 +196,9 @@ std::vector<torch::Tensor> RtdetrDecoderImpl::forward(const std::vector<torch::T
   out[outputs::input_size] = torch::tensor({height, width}, torch::kInt64);
   if (dn) {
     const int64_t n = dn->layout.num_queries_dn;
-    out[outputs::dn_boxes] = layers.boxes.narrow(2, 0, n);
-    out[outputs::dn_logits] = layers.logits.narrow(2, 0, n);
+    std::tie(out[outputs::dn_boxes], layers.boxes) = sdk::detr::split_denoising(layers.boxes, 2, n);
+    std::tie(out[outputs::dn_logits], layers.logits) = sdk::detr::split_denoising(layers.logits, 2, n);
     out[outputs::dn_matched_gt] = dn->matched_gt;
-    layers.boxes = layers.boxes.narrow(2, n, config_.num_queries);
-    layers.logits = layers.logits.narrow(2, n, config_.num_queries);
   }
   out[outputs::dec_boxes] = layers.boxes;
   out[outputs::dec_logits] = layers.logits;

@@ -17,6 +17,7 @@
 
 #include <cstdint>
 #include <optional>
+#include <utility>
 #include <vector>
 
 #include "libreyolo/sdk/export.hpp"
@@ -84,5 +85,14 @@ LIBREYOLO_SDK_API DenoisingQueries make_denoising_queries(const torch::Tensor& g
                                                           const DenoisingNoise& noise, int64_t num_classes,
                                                           int64_t num_queries, torch::nn::Embedding& class_embed,
                                                           const DenoisingConfig& config);
+
+// A decoder output whose query axis `dim` holds the `num_denoising` denoising queries first and
+// the matching queries after: {denoising part, matching part}. One split, so the backward is one
+// concatenation (two narrows would each fill a zero tensor of the whole output and copy into it).
+inline std::pair<torch::Tensor, torch::Tensor> split_denoising(const torch::Tensor& output, int64_t dim,
+                                                               int64_t num_denoising) {
+  auto parts = output.split_with_sizes({num_denoising, output.size(dim) - num_denoising}, dim);
+  return {parts[0], parts[1]};
+}
 
 }  // namespace libreyolo::sdk::detr
