@@ -70,8 +70,14 @@ __global__ void __launch_bounds__(kThreads) forward_kernel(int64_t items, Layout
   }
 }
 
+// The quotient g / 4 as PyTorch's backward forms it: c10::Half's division returns a Half, so
+// for float16 each term is rounded to float16 before the float32 sum (exact, except where the
+// quotient falls among float16's subnormals and loses its low bits); float32 keeps it.
+__device__ inline float quarter_as(__half, float g) { return __half2float(__float2half_rn(g / 4.f)); }
+__device__ inline float quarter_as(float, float g) { return g / 4.f; }
+
 // grad_x[h, w] = the sum of grad_y / 4 over the windows that cover (h, w): outputs
-// (h - 1 .. h) x (w - 1 .. w) that exist, in PyTorch's order.
+// (h - 1 .. h) x (w - 1 .. w) that exist, in PyTorch's order and roundings.
 template <class T, int V>
 __global__ void __launch_bounds__(kThreads) backward_kernel(int64_t items, Layout in, Layout out,
                                                           const T* __restrict__ grad_y, T* __restrict__ grad_x) {
@@ -87,7 +93,7 @@ __global__ void __launch_bounds__(kThreads) backward_kernel(int64_t items, Layou
         float g[V];
         load<V>(grad_y, out.offset(n, c, oh, ow), g);
 #pragma unroll
-        for (int v = 0; v < V; ++v) sum[v] += g[v] / 4.f;
+        for (int v = 0; v < V; ++v) sum[v] += quarter_as(T{}, g[v]);
       }
     }
     store<V>(grad_x, in.offset(n, c, h, w), sum);
