@@ -129,9 +129,11 @@ void step_fields(core::util::JsonWriter& json, const core::trainer::StepBenchmar
   for (const auto& p : r.host_phases) {
     json.begin_object(true).member("phase", p.phase).member_general("host", p.host_ms).member_general("gpu_idle", p.gpu_idle_ms);
     measured(json, "ops", p.ops);
-    json.key("top_ops").begin_array(true);
-    for (const auto& [name, calls] : p.top_ops) json.begin_array().value(name).value_general(calls).end_array();
-    json.end_array();
+    for (const auto& [key, ops] : {std::pair{"top_ops", &p.top_ops}, std::pair{"slowest_ops", &p.slowest_ops}}) {
+      json.key(key).begin_array(true);  // [name, calls, host ms] per step
+      for (const auto& op : *ops) json.begin_array().value(op.name).value_general(op.calls).value_general(op.host_ms).end_array();
+      json.end_array();
+    }
     json.end_object();
   }
   json.end_array();

@@ -3,6 +3,7 @@
 #include <ATen/record_function.h>
 
 #include <algorithm>
+#include <chrono>
 #include <map>
 #include <mutex>
 #include <stdexcept>
@@ -17,25 +18,45 @@ struct Counts {
   std::atomic<int> phase{kStepPhaseCount};
   std::atomic<bool> open{false};
   std::mutex names_mutex;  // the callbacks run on autograd's threads too
-  std::array<std::map<std::string, std::int64_t>, kStepPhaseCount + 1> names;
+  std::array<std::map<std::string, OpTally>, kStepPhaseCount + 1> names;
 };
 Counts counts;
-thread_local int depth = 0;  // operators in progress on this thread
+
+using Clock = std::chrono::steady_clock;
+
+// This thread's outermost operator in progress: where and when it began.
+struct Outermost {
+  int depth = 0;  // operators in progress on this thread
+  std::size_t phase = 0;
+  Clock::time_point start;
+};
+thread_local Outermost current;
 
 std::unique_ptr<at::ObserverContext> on_start(const at::RecordFunction& fn) {
   const auto phase = static_cast<std::size_t>(counts.phase.load(std::memory_order_relaxed));
-  if (depth++ == 0) {
+  if (current.depth++ == 0) {
     counts.outermost[phase].fetch_add(1, std::memory_order_relaxed);
-    const std::lock_guard<std::mutex> lock(counts.names_mutex);
-    ++counts.names[phase][fn.name()];
+    {
+      const std::lock_guard<std::mutex> lock(counts.names_mutex);
+      auto& tally = counts.names[phase][fn.name()];
+      if (tally.name.empty()) tally.name = fn.name();
+      ++tally.calls;
+    }
+    current.phase = phase;
+    current.start = Clock::now();  // last: the bookkeeping above is not the operator's time
   }
   counts.all[phase].fetch_add(1, std::memory_order_relaxed);
   return nullptr;
 }
 
-void on_end(const at::RecordFunction&, at::ObserverContext*) {
-  if (depth > 0) --depth;
+void on_end(const at::RecordFunction& fn) {
+  if (current.depth == 0 || --current.depth > 0) return;
+  const double ms = std::chrono::duration<double, std::milli>(Clock::now() - current.start).count();
+  const std::lock_guard<std::mutex> lock(counts.names_mutex);
+  counts.names[current.phase][fn.name()].host_ms += ms;
 }
+
+void on_end_callback(const at::RecordFunction& fn, at::ObserverContext*) { on_end(fn); }
 
 }  // namespace
 
@@ -46,7 +67,7 @@ OpCensus::OpCensus() {
   for (auto& n : counts.names) n.clear();
   counts.phase = kStepPhaseCount;
   handle_ = at::addGlobalCallback(
-      at::RecordFunctionCallback(on_start, on_end).scopes({at::RecordScope::FUNCTION, at::RecordScope::BACKWARD_FUNCTION}));
+      at::RecordFunctionCallback(on_start, on_end_callback).scopes({at::RecordScope::FUNCTION, at::RecordScope::BACKWARD_FUNCTION}));
 }
 
 OpCensus::~OpCensus() {
@@ -68,11 +89,15 @@ OpCount OpCensus::count(StepPhase phase) const {
   return {counts.outermost[i].load(), counts.all[i].load()};
 }
 
-std::vector<std::pair<std::string, std::int64_t>> OpCensus::top(StepPhase phase, std::size_t most) const {
+std::vector<OpTally> OpCensus::top(StepPhase phase, std::size_t most, OpOrder order) const {
   const std::lock_guard<std::mutex> lock(counts.names_mutex);
   const auto& names = counts.names[static_cast<std::size_t>(phase)];
-  std::vector<std::pair<std::string, std::int64_t>> sorted(names.begin(), names.end());
-  std::stable_sort(sorted.begin(), sorted.end(), [](const auto& a, const auto& b) { return a.second > b.second; });
+  std::vector<OpTally> sorted;
+  for (const auto& entry : names) sorted.push_back(entry.second);
+  const auto first = [order](const OpTally& a, const OpTally& b) {
+    return order == OpOrder::calls ? a.calls > b.calls : a.host_ms > b.host_ms;
+  };
+  std::stable_sort(sorted.begin(), sorted.end(), first);
   if (sorted.size() > most) sorted.resize(most);
   return sorted;
 }

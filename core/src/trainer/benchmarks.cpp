@@ -102,7 +102,13 @@ void count_ops(Session& s, const data::Batch& batch, const optim::AccumulationWi
       const auto step_phase = static_cast<profiler::StepPhase>(p);
       if (phase.phase != profiler::to_string(step_phase)) continue;
       phase.ops = static_cast<double>(census.count(step_phase).outermost) / steps;
-      for (const auto& [name, calls] : census.top(step_phase, kTopOps)) phase.top_ops.emplace_back(name, calls / steps);
+      const auto per_step = [steps](const profiler::OpTally& t) {
+        return HostPhaseTime::Ops{t.name, static_cast<double>(t.calls) / steps, t.host_ms / steps};
+      };
+      for (const auto& t : census.top(step_phase, kTopOps)) phase.top_ops.push_back(per_step(t));
+      for (const auto& t : census.top(step_phase, kTopOps, profiler::OpOrder::host_time)) {
+        phase.slowest_ops.push_back(per_step(t));
+      }
     }
   }
   result.ops_per_step = static_cast<double>(census.total().outermost) / steps;

@@ -30,7 +30,8 @@ std::vector<HostPhaseTime> HostPhaseClock::attribute(const std::vector<profiler:
   auto entry = [&phases](const std::string& name) -> HostPhaseTime& {
     auto it = std::find_if(phases.begin(), phases.end(), [&](const HostPhaseTime& p) { return p.phase == name; });
     if (it != phases.end()) return *it;
-    phases.push_back({name, 0, 0});
+    phases.emplace_back();
+    phases.back().phase = name;
     return phases.back();
   };
   for (std::size_t i = 0; i + 1 < marks_.size(); ++i) {

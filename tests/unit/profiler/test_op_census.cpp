@@ -1,5 +1,6 @@
 // profiler::OpCensus: operators counted in the phase the host marked, outermost apart from the
-// ones they call, on the autograd thread too; nothing counted once it is closed; one at a time.
+// ones they call, on the autograd thread too, with each outermost operator's host time by name;
+// nothing counted once it is closed; one at a time.
 #include "../torch_doctest.hpp"
 
 #include <stdexcept>
@@ -34,6 +35,14 @@ TEST_CASE("op census: operators land in the marked phase; nested calls count in 
     const auto total = census.total();
     CHECK(total.outermost == forward.outermost + census.count(StepPhase::loss).outermost +
                                  census.count(StepPhase::backward).outermost);
+    const auto by_calls = census.top(StepPhase::forward, 5);
+    REQUIRE(by_calls.size() == 1);
+    CHECK(by_calls[0].name == "aten::linear");
+    CHECK(by_calls[0].calls == 1);
+    CHECK(by_calls[0].host_ms > 0);
+    const auto by_time = census.top(StepPhase::backward, 1, libreyolo::core::profiler::OpOrder::host_time);
+    REQUIRE(by_time.size() == 1);
+    for (const auto& other : census.top(StepPhase::backward, 100)) CHECK(other.host_ms <= by_time[0].host_ms);
     CHECK_THROWS_AS(OpCensus(), std::logic_error);
   }
   OpCensus again;  // the first one closed: a new one starts from zero

@@ -4,13 +4,14 @@
 // roughly per dispatched operation, on any device; counting them on the CPU shows which phase
 // a change made lighter without a GPU. Counted through LibTorch's RecordFunction callbacks
 // (every dispatcher operator and autograd node, on every thread) while a census is open.
+// Each outermost operator's host time is kept by name too: which kinds of operator the host
+// spends its step on (times include the census's own callbacks, so they rank, not time).
 
 #include <array>
 #include <atomic>
 #include <cstdint>
 #include <memory>
 #include <string>
-#include <utility>
 #include <vector>
 
 #include "libreyolo/core/profiler/step_observer.hpp"
@@ -21,6 +22,16 @@ struct OpCount {
   std::int64_t outermost = 0;  // operators called by the host's own code (and autograd nodes): the dispatches it pays for
   std::int64_t all = 0;        // with the operators those call in turn (aten::linear -> aten::addmm, ...)
 };
+
+// An outermost operator's name, how often it ran and the host time it took (its inner calls
+// included: an autograd node's time is its whole backward function).
+struct OpTally {
+  std::string name;
+  std::int64_t calls = 0;
+  double host_ms = 0;
+};
+
+enum class OpOrder { calls, host_time };
 
 // One census at a time per process (the callbacks are global). Phases come from the trainer's
 // marks: attach the census as the step's observer. Operators on other threads (autograd's
@@ -37,8 +48,9 @@ class OpCensus : public StepObserver {
   void step_ends() override;
 
   OpCount count(StepPhase phase) const;
-  // The phase's outermost operators by name, most called first, at most `most` of them.
-  std::vector<std::pair<std::string, std::int64_t>> top(StepPhase phase, std::size_t most) const;
+  // The phase's outermost operators by name, most called (or most host time) first, at most
+  // `most` of them.
+  std::vector<OpTally> top(StepPhase phase, std::size_t most, OpOrder order = OpOrder::calls) const;
   OpCount total() const;
   int steps() const { return steps_; }
 

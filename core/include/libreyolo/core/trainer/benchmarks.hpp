@@ -19,7 +19,14 @@ struct HostPhaseTime {
   double host_ms = 0;      // host time in the phase, mean per step
   double gpu_idle_ms = 0;  // GPU idle gaps that ended while the host was in the phase, per step
   double ops = -1;          // operators the host's code called in the phase, per step (OpCensus; -1: not counted)
-  std::vector<std::pair<std::string, double>> top_ops;  // those operators by name, per step, most first
+  // Those operators by name with their calls and host ms per step (OpCensus, whose callbacks
+  // slow the host: the times rank kinds of operator, they are not the timed steps' times):
+  // most called first, and most host time first.
+  struct Ops {
+    std::string name;
+    double calls = 0, host_ms = 0;
+  };
+  std::vector<Ops> top_ops, slowest_ops;
 };
 
 struct StepBenchmark {
