@@ -18,7 +18,7 @@ stamp "fused yolo9t rc=$?: $(grep -E 'speedup' $W/f.log | cut -c1-300)"
 timeout 45 $H bench step model=rtdetrr18 $common steps=30 warmup=10 json=$OUT/step_rtdetrr18.json > $W/s.log 2>&1
 stamp "step rtdetrr18: $(grep 'bench step:' $W/s.log | cut -c1-300)"
 self_yaml
-c="data=$W/coco128_self.yaml imgsz=640 batch=16 workers=4 cache=ram device=0 seed=0 project=/tmp/runs epochs=100 eval_interval=100"
+c="data=$W/coco128_self.yaml imgsz=640 batch=16 workers=4 cache=ram device=0 seed=0 epochs=100 eval_interval=100"
 for run in a b; do
   our_train default_$run model=yolo9t $c cuda_graph=true
   our_train eager_off_$run model=yolo9t $c cuda_graph=false fused_kernels=off
