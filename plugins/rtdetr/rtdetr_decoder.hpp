@@ -50,6 +50,20 @@ class RtdetrDecoderImpl : public torch::nn::Module {
   // network input) only in training, for the denoising queries.
   std::vector<torch::Tensor> forward(const std::vector<torch::Tensor>& projected, const sdk::Targets* targets);
 
+  // The whole decoder inside the capturable region (CaptureRegion::network_with_denoising), in
+  // three parts. prepare_denoising (eager, before the region) builds the batch's denoising
+  // queries; with static_shapes it pads them to 2 x num_denoising queries (more only for a
+  // batch with more GTs than num_denoising) in tensors kept per batch size and count, so a
+  // recorded graph finds the next batch's there; it returns that count as the region's key.
+  // forward_prepared (in the region) runs query selection and the layers on them;
+  // finish_prepared (after it) lays the outputs out as decoder_outputs.hpp says, without the
+  // padding, and forgets the preparation.
+  std::vector<int64_t> prepare_denoising(const sdk::Targets& targets, int64_t height, int64_t width,
+                                         bool static_shapes);
+  bool prepared() const { return prepared_.has_value(); }
+  std::vector<torch::Tensor> forward_prepared(const std::vector<torch::Tensor>& projected);
+  std::vector<torch::Tensor> finish_prepared(const std::vector<torch::Tensor>& region_outputs);
+
   const RtdetrConfig& config() const { return config_; }
   int64_t num_classes() const { return num_classes_; }
 
@@ -67,6 +81,15 @@ class RtdetrDecoderImpl : public torch::nn::Module {
   struct LayerOutputs {
     torch::Tensor boxes, logits;  // [L, B, Q', 4], [L, B, Q', C]
   };
+  struct Prepared {
+    std::optional<sdk::detr::DenoisingQueries> real;  // the batch's queries, when it has a GT
+    sdk::detr::PaddedDenoising inputs;                // what the layers read (capacity queries)
+    int64_t capacity = 0, height = 0, width = 0;
+  };
+
+  DecoderMemory flatten_levels(const std::vector<torch::Tensor>& projected) const;
+  sdk::detr::DenoisingQueries no_denoising(int64_t batch, const torch::Device& device) const;
+  const sdk::detr::PaddedDenoising& kept_inputs(const sdk::detr::PaddedDenoising& padded);
   Queries select_queries(const DecoderMemory& memory);
   std::optional<sdk::detr::DenoisingQueries> denoising_queries(const sdk::Targets& targets, int64_t height,
                                                                int64_t width);
@@ -87,6 +110,9 @@ class RtdetrDecoderImpl : public torch::nn::Module {
   torch::nn::ModuleList dec_score_head, dec_bbox_head;
   std::map<std::tuple<std::vector<int64_t>, std::string, int>, sdk::detr::EncoderAnchors> anchor_cache_;
   NoiseSource noise_source_;
+  std::optional<Prepared> prepared_;
+  // The padded inputs' fixed homes, by (batch, capacity): graphs recorded on them read them there.
+  std::map<std::pair<int64_t, int64_t>, sdk::detr::PaddedDenoising> static_inputs_;
 };
 TORCH_MODULE(RtdetrDecoder);
 

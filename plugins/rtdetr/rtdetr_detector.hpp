@@ -2,9 +2,12 @@
 // The RT-DETR detector: backbone (PResNet-vd or HGNetv2) -> HybridEncoder -> decoder, with
 // LibreYOLO's module names (backbone, encoder, decoder) so checkpoints load both ways.
 //
-// The capture seam: backbone, encoder and the decoder's input projection are a pure function
-// of the images (forward_capturable, a CUDA graph when cuda_graph=true); query selection,
-// denoising and the decoder layers read the targets and run eager (forward_remainder).
+// The capture seam (CaptureRegion::network_with_denoising): in a training step the host first
+// calls prepare_training_forward, which builds the batch's denoising queries from the targets
+// (padded to a fixed count when the region may be a CUDA graph); forward_capturable is then the
+// whole network, decoder included, on the images and those queries, and forward_remainder only
+// lays its outputs out. Without that call (inference, tests) forward_capturable is backbone,
+// encoder and the decoder's input projection, and forward_remainder runs the decoder.
 
 #include <memory>
 #include <string>
@@ -22,6 +25,8 @@ class RtdetrDetector : public sdk::Detector {
  public:
   RtdetrDetector(const std::string& size, int64_t num_classes);
 
+  std::vector<int64_t> prepare_training_forward(const torch::Tensor& images, const sdk::Targets& targets,
+                                                bool static_shapes) override;
   std::vector<torch::Tensor> forward_capturable(const torch::Tensor& images) override;
   std::vector<torch::Tensor> forward_remainder(std::vector<torch::Tensor> features,
                                                const sdk::Targets* targets) override;

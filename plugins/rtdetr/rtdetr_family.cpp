@@ -41,7 +41,9 @@ class RtdetrFamily : public sdk::Family {
     sdk::Policy policy;
     policy.amp = true;       // the criterion casts to float32; the decoder clamps before its last norm
     policy.sync_bn = false;  // LibreYOLO / the official recipe: no SyncBN for the DETRs
-    policy.capture = sdk::CaptureRegion::backbone_encoder;
+    // The decoder too: its denoising queries are padded to a fixed count (rtdetr_decoder.hpp),
+    // which takes the decoder and its backward off the host (docs/families/rtdetr.md).
+    policy.capture = sdk::CaptureRegion::network_with_denoising;
     policy.supports_spawn = true;
     return policy;
   }

@@ -14,6 +14,8 @@ std::vector<torch::Tensor> Detector::forward_remainder(std::vector<torch::Tensor
   return features;
 }
 
+std::vector<std::int64_t> Detector::prepare_training_forward(const torch::Tensor&, const Targets&, bool) { return {}; }
+
 void Detector::on_epoch_start(const EpochContext&) {}
 
 void Detector::on_scheduled_change(const std::string&) {}

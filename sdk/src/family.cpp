@@ -11,6 +11,7 @@ const char* to_string(CaptureRegion region) {
     case CaptureRegion::network: return "network";
     case CaptureRegion::backbone_encoder: return "backbone_encoder";
     case CaptureRegion::step: return "step";
+    case CaptureRegion::network_with_denoising: return "network_with_denoising";
   }
   return "unknown";
 }

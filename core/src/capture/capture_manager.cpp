@@ -93,14 +93,15 @@ std::vector<torch::Tensor> CaptureManager::region_forward(const torch::Tensor& i
   return outputs;
 }
 
-std::vector<torch::Tensor> CaptureManager::forward(const torch::Tensor& images) {
+std::vector<torch::Tensor> CaptureManager::forward(const torch::Tensor& images, const std::vector<std::int64_t>& region_key) {
   if (whole_step()) return region_forward(images);  // counted by run_step
   if (!active()) {
     ++counters_.eager;
     return region_forward(images);
   }
   drop_graphs_if_announced();
-  const Shape shape(images.sizes().begin(), images.sizes().end());
+  Shape shape(images.sizes().begin(), images.sizes().end());
+  shape.insert(shape.end(), region_key.begin(), region_key.end());
   const auto decision = policy_.decide(shape);
   switch (decision.plan) {
     case StepPlan::replay:

@@ -101,10 +101,13 @@ torch::Tensor forward_loss_backward(Session& s, const torch::Tensor& images, con
                                     std::int64_t window_size) {
   using profiler::StepPhase;
   std::vector<torch::Tensor> outputs;
+  mark_phase(s, StepPhase::forward);
+  // What the family's network reads from the targets (a DETR's denoising queries), padded to
+  // static shapes where the region may be replayed as a graph.
+  const auto region_key = s.model->prepare_training_forward(images, targets, s.capture->active());
   {
     amp::AutocastScope autocast(s.precision);
-    mark_phase(s, StepPhase::forward);
-    auto features = s.capture->forward(images);
+    auto features = s.capture->forward(images, region_key);
     mark_phase(s, StepPhase::remainder);
     outputs = s.model->forward_remainder(std::move(features), &targets);
   }

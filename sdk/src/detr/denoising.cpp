@@ -85,10 +85,11 @@ DenoisingQueries inactive_queries(const torch::Tensor& gt_boxes, int64_t num_que
                                   torch::nn::Embedding& class_embed) {
   const auto batch = gt_boxes.size(0);
   const auto device = gt_boxes.device();
+  const auto none = torch::zeros({batch, 0}, torch::dtype(torch::kLong).device(device));
   return {torch::zeros({batch, 0, class_embed->weight.size(1)}, class_embed->weight.options()),
           torch::zeros({batch, 0, 4}, gt_boxes.options().dtype(torch::kFloat32)),
-          torch::zeros({num_queries, num_queries}, torch::dtype(torch::kBool).device(device)),
-          torch::zeros({batch, 0}, torch::dtype(torch::kLong).device(device)), DenoisingLayout{}};
+          torch::zeros({num_queries, num_queries}, torch::dtype(torch::kBool).device(device)), none,
+          DenoisingLayout{}, none};
 }
 
 }  // namespace
@@ -152,7 +153,34 @@ DenoisingQueries make_denoising_queries(const torch::Tensor& gt_labels, const to
   const auto matched = torch::where(valid & negative.logical_not().unsqueeze(0), query_index.remainder(2 * m),
                                     torch::full_like(query_index, -1));
   return {class_embed(labels), inverse_sigmoid(boxes), attention_mask(layout, num_queries, gt_labels.device()),
-          matched, layout};
+          matched, layout, labels};
+}
+
+PaddedDenoising pad_denoising(const DenoisingQueries& queries, int64_t capacity, int64_t num_queries,
+                              int64_t num_classes) {
+  const int64_t real = queries.layout.num_queries_dn;
+  TORCH_CHECK(capacity >= real, "pad_denoising: capacity ", capacity, " is smaller than the batch's ", real,
+              " denoising queries");
+  TORCH_CHECK(queries.labels.defined() && queries.labels.dim() == 2 && queries.labels.size(1) == real &&
+                  queries.attn_mask.dim() == 2 && queries.attn_mask.size(0) == real + num_queries,
+              "pad_denoising: the queries' labels must be [B, ", real, "] and their mask [", real + num_queries,
+              ", ", real + num_queries, "] (num_queries ", num_queries, "), got ", queries.labels.sizes(), " and ",
+              queries.attn_mask.sizes());
+  const int64_t batch = queries.labels.size(0), padding = capacity - real, total = capacity + num_queries;
+  const auto whole = torch::dtype(torch::kLong).device(queries.labels.device());
+  PaddedDenoising padded;
+  padded.labels = torch::cat({queries.labels.to(torch::kLong), torch::full({batch, padding}, num_classes, whole)}, 1);
+  padded.bbox_unact = torch::cat({queries.bbox_unact.to(torch::kFloat32),
+                                  torch::zeros({batch, padding, 4}, whole.dtype(torch::kFloat32))},
+                                 1);
+  // The unpadded mask's rows and columns land at the real denoising queries' and the matching
+  // queries' places; every other entry blocks, except a padding query's own.
+  const auto kept = torch::cat({torch::arange(real, whole), torch::arange(capacity, total, whole)});
+  padded.attn_mask = torch::ones({total, total}, whole.dtype(torch::kBool));
+  padded.attn_mask.index_put_({kept.unsqueeze(1), kept.unsqueeze(0)}, queries.attn_mask.to(torch::kBool));
+  const auto padding_rows = torch::arange(real, capacity, whole);
+  padded.attn_mask.index_put_({padding_rows, padding_rows}, false);
+  return padded;
 }
 
 }  // namespace libreyolo::sdk::detr

@@ -214,3 +214,54 @@ TEST_CASE("make_denoising_queries: bad inputs are refused with a message") {
                                                     embed, config),
                        doctest::Contains("noise.box_uniform"), c10::Error);
 }
+
+TEST_CASE("pad_denoising: real queries and mask kept, padding sees only itself and nobody sees it") {
+  const auto b = batch();
+  detr::DenoisingConfig config;
+  config.num_denoising = 7;  // max_gt 3 -> 2 groups -> 12 real queries
+  const auto layout = detr::denoising_layout(b.counts, config);
+  REQUIRE(layout.num_queries_dn == 12);
+  const auto q = queries_for(b, config, fixed_noise(layout, 3, 0.25, 1.0), layout);
+  const int64_t capacity = 16, real = 12, total = capacity + kQueries;
+  const auto p = detr::pad_denoising(q, capacity, kQueries, kClasses);
+  REQUIRE(p.labels.sizes() == torch::IntArrayRef({3, capacity}));
+  REQUIRE(p.bbox_unact.sizes() == torch::IntArrayRef({3, capacity, 4}));
+  REQUIRE(p.attn_mask.sizes() == torch::IntArrayRef({total, total}));
+  CHECK(torch::equal(p.labels.narrow(1, 0, real), q.labels));
+  CHECK((p.labels.narrow(1, real, capacity - real) == kClasses).all().item<bool>());
+  CHECK(torch::equal(p.bbox_unact.narrow(1, 0, real), q.bbox_unact));
+  CHECK((p.bbox_unact.narrow(1, real, capacity - real) == 0).all().item<bool>());
+  // Where an unpadded index goes in the padded layout.
+  auto place = [&](int64_t i) { return i < real ? i : i + (capacity - real); };
+  const auto unpadded = q.attn_mask.accessor<bool, 2>();
+  const auto padded = p.attn_mask.accessor<bool, 2>();
+  for (int64_t i = 0; i < real + kQueries; ++i)
+    for (int64_t j = 0; j < real + kQueries; ++j) CHECK(padded[place(i)][place(j)] == unpadded[i][j]);
+  for (int64_t i = 0; i < total; ++i) {
+    for (int64_t j = real; j < capacity; ++j) {
+      INFO("row ", i, ", padding column ", j);
+      CHECK(padded[i][j] == (i != j));  // a padding query is seen by itself only
+      CHECK(padded[j][i] == (i != j));  // and sees itself only
+    }
+  }
+  CHECK_THROWS(detr::pad_denoising(q, real - 1, kQueries, kClasses));
+}
+
+TEST_CASE("pad_denoising: a batch without GT pads to queries that only see themselves") {
+  detr::DenoisingQueries none;
+  none.labels = torch::zeros({2, 0}, torch::kLong);
+  none.bbox_unact = torch::zeros({2, 0, 4});
+  none.attn_mask = torch::zeros({kQueries, kQueries}, torch::kBool);
+  const auto p = detr::pad_denoising(none, 3, kQueries, kClasses);
+  const auto expected = torch::tensor({0, 1, 1, 1, 1, 1, 1,  //
+                                       1, 0, 1, 1, 1, 1, 1,  //
+                                       1, 1, 0, 1, 1, 1, 1,  //
+                                       1, 1, 1, 0, 0, 0, 0,  //
+                                       1, 1, 1, 0, 0, 0, 0,  //
+                                       1, 1, 1, 0, 0, 0, 0,  //
+                                       1, 1, 1, 0, 0, 0, 0},
+                                      torch::kBool)
+                            .view({7, 7});
+  CHECK(torch::equal(p.attn_mask, expected));
+  CHECK((p.labels == kClasses).all().item<bool>());
+}

@@ -48,6 +48,19 @@ class LIBREYOLO_SDK_API Detector : public torch::nn::Module {
   virtual std::vector<torch::Tensor> forward_remainder(std::vector<torch::Tensor> features,
                                                        const Targets* targets);
 
+  // Called by the host before each training forward, eagerly (outside any CUDA graph), with
+  // the batch's network input and targets (pixels of that input). A family whose network reads the
+  // targets (a DETR decoder's denoising queries) prepares those inputs here, in tensors it
+  // owns, and its next training forward_capturable runs the whole network on them. With
+  // `static_shapes` (the host may record the region as a CUDA graph) it pads them to a size
+  // that does not change from batch to batch and keeps each size's tensors at fixed addresses,
+  // since a recorded graph reads them where they were. Returns what tells the region's shapes
+  // apart besides the images' (the host records one graph per images shape and key). Default:
+  // nothing to prepare, an empty key. Any forward without a preceding call (inference, tests)
+  // works as before.
+  virtual std::vector<std::int64_t> prepare_training_forward(const torch::Tensor& images, const Targets& targets,
+                                                             bool static_shapes);
+
   // Network outputs (after forward_remainder) to candidate boxes and scores.
   virtual Candidates decode(const std::vector<torch::Tensor>& outputs) = 0;
 

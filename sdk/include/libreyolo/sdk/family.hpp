@@ -30,6 +30,12 @@ enum class CaptureRegion {
   // padding. Where the whole step cannot be recorded (multi-scale, several GPUs, no float16
   // gradient scaler) the host captures the `network` region instead.
   step,
+  // The whole network of a DETR-style family, its decoder included: before each training
+  // forward the host calls Detector::prepare_training_forward with the batch's targets, and the
+  // family pads what the decoder reads from them (denoising queries) to a count that does not
+  // change from batch to batch, in tensors it keeps at fixed addresses. The criterion (with its
+  // matcher on the host) stays eager.
+  network_with_denoising,
 };
 
 LIBREYOLO_SDK_API const char* to_string(CaptureRegion region);

@@ -22,6 +22,9 @@
 // ABI 10: CaptureRegion::step (the whole training step as one CUDA graph; YOLOv9, YOLOX);
 //         sdk::avg_pool_2x2 (avg_pool_2x2.hpp), sdk::max_pool_same (max_pool_same.hpp);
 //         set_fused_kernels' `only` kernel; FusedKernels::measured.
+// ABI 11: Detector::prepare_training_forward and CaptureRegion::network_with_denoising (the
+//         DETR decoder inside the captured region, its denoising queries padded);
+//         detr::pad_denoising.
 
 #define LIBREYOLO_SDK_VERSION "0.1.0"
-#define LIBREYOLO_SDK_ABI_VERSION 10
+#define LIBREYOLO_SDK_ABI_VERSION 11

@@ -61,7 +61,9 @@ class CaptureManager {
 
   // The capturable region's outputs for `images`, from a graph replay, a fresh recording or
   // the eager forward. Call it under the step's autocast state, once per training forward.
-  std::vector<torch::Tensor> forward(const torch::Tensor& images);
+  // `region_key` is what Detector::prepare_training_forward returned: one graph per images
+  // shape and key.
+  std::vector<torch::Tensor> forward(const torch::Tensor& images, const std::vector<std::int64_t>& region_key = {});
 
   // The captured region computes something else from now on (the recipe's schedule says so):
   // graphs are dropped and shapes counted afresh. One log line with `reason`; silent when

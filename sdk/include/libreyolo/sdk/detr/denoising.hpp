@@ -68,6 +68,7 @@ struct DenoisingQueries {
   torch::Tensor attn_mask;    // [Ndn + Q, Ndn + Q] bool, true = may NOT attend (LibreYOLO's convention)
   torch::Tensor matched_gt;   // [B, Ndn] int64: the GT column a positive query reconstructs, -1 otherwise
   DenoisingLayout layout;
+  torch::Tensor labels;       // [B, Ndn] int64: the noised labels class_embed embeds (num_classes: padding)
 };
 
 // gt_labels [B, M] integral, gt_boxes [B, M, 4] normalised cxcywh, gt_valid [B, M] bool; only the
@@ -85,6 +86,22 @@ LIBREYOLO_SDK_API DenoisingQueries make_denoising_queries(const torch::Tensor& g
                                                           const DenoisingNoise& noise, int64_t num_classes,
                                                           int64_t num_queries, torch::nn::Embedding& class_embed,
                                                           const DenoisingConfig& config);
+
+// Denoising queries padded to `capacity` (>= layout.num_queries_dn) queries, so that a decoder
+// fed them has the same shapes whatever the batch's GT counts and a CUDA graph can replay it.
+// The padding queries follow the real ones: label num_classes (the embedding's padding row),
+// box logits 0 (a centred box of half the input's size), and in the mask each may attend only
+// itself while no other query may attend it. A real query's output is then what it is without
+// padding (up to the rounding of matrix products of another size), and the padding rows have
+// finite outputs nothing reads. An inactive layout (no GT) gives padding only.
+struct PaddedDenoising {
+  torch::Tensor labels;      // [B, capacity] int64
+  torch::Tensor bbox_unact;  // [B, capacity, 4] float32
+  torch::Tensor attn_mask;   // [capacity + Q, capacity + Q] bool, true = may NOT attend
+};
+
+LIBREYOLO_SDK_API PaddedDenoising pad_denoising(const DenoisingQueries& queries, int64_t capacity,
+                                                int64_t num_queries, int64_t num_classes);
 
 // A decoder output whose query axis `dim` holds the `num_denoising` denoising queries first and
 // the matching queries after: {denoising part, matching part}. One split, so the backward is one
