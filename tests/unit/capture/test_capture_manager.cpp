@@ -123,6 +123,24 @@ TEST_CASE("capture manager: records on the third sighting, replays after, other 
   CHECK(manager.counters().eager == 3);
 }
 
+TEST_CASE("capture manager: graphs are per images shape and region key (a DETR's padded query count)") {
+  TinyDetector model;
+  RecorderLog log;
+  CaptureManager manager(requested(), model, std::make_unique<FakeRecorder>(log));
+  for (int i = 0; i < 3; ++i) manager.forward(batch(2), {200});
+  CHECK(log.recordings == 1);
+  manager.forward(batch(2), {200});
+  CHECK(manager.counters().replays == 1);
+  // Another key with the same images shape is another graph, counted afresh.
+  for (int i = 0; i < 2; ++i) manager.forward(batch(2), {240});
+  CHECK(log.recordings == 1);
+  CHECK(manager.counters().eager == 4);
+  manager.forward(batch(2), {240});
+  CHECK(log.recordings == 2);
+  manager.forward(batch(2), {200});
+  CHECK(manager.counters().replays == 2);
+}
+
 TEST_CASE("capture manager: a family's announcement drops the graphs; recapture after three repeats") {
   TinyDetector model;
   RecorderLog log;
