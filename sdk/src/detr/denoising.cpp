@@ -179,7 +179,9 @@ PaddedDenoising pad_denoising(const DenoisingQueries& queries, int64_t capacity,
   padded.attn_mask = torch::ones({total, total}, whole.dtype(torch::kBool));
   padded.attn_mask.index_put_({kept.unsqueeze(1), kept.unsqueeze(0)}, queries.attn_mask.to(torch::kBool));
   const auto padding_rows = torch::arange(real, capacity, whole);
-  padded.attn_mask.index_put_({padding_rows, padding_rows}, false);
+  // The value as a device tensor: a host scalar would be copied to the device from pageable
+  // memory, which waits for the device (seen on the H200: a second host sync every step).
+  padded.attn_mask.index_put_({padding_rows, padding_rows}, torch::zeros({}, whole.dtype(torch::kBool)));
   return padded;
 }
 
