@@ -214,62 +214,27 @@ std::vector<torch::Tensor> RtdetrDecoderImpl::forward(const std::vector<torch::T
   return out;
 }
 
-// A batch without GT (or denoising off) as queries of count zero, for pad_denoising.
-sdk::detr::DenoisingQueries RtdetrDecoderImpl::no_denoising(int64_t batch, const torch::Device& device) const {
-  sdk::detr::DenoisingQueries none;
-  const auto whole = torch::dtype(torch::kLong).device(device);
-  none.labels = torch::zeros({batch, 0}, whole);
-  none.bbox_unact = torch::zeros({batch, 0, 4}, whole.dtype(torch::kFloat32));
-  none.attn_mask = torch::zeros({config_.num_queries, config_.num_queries}, whole.dtype(torch::kBool));
-  none.matched_gt = none.labels;
-  return none;
-}
-
-// Copies `padded` into the tensors kept for its shape (made on first use) and returns those.
-const sdk::detr::PaddedDenoising& RtdetrDecoderImpl::kept_inputs(const sdk::detr::PaddedDenoising& padded) {
-  const auto key = std::make_pair(padded.labels.size(0), padded.labels.size(1));
-  auto found = static_inputs_.find(key);
-  if (found == static_inputs_.end()) {
-    return static_inputs_.emplace(key, sdk::detr::PaddedDenoising{padded.labels.clone(), padded.bbox_unact.clone(),
-                                                                  padded.attn_mask.clone()})
-        .first->second;
-  }
-  found->second.labels.copy_(padded.labels);
-  found->second.bbox_unact.copy_(padded.bbox_unact);
-  found->second.attn_mask.copy_(padded.attn_mask);
-  return found->second;
-}
-
 std::vector<int64_t> RtdetrDecoderImpl::prepare_denoising(const sdk::Targets& targets, int64_t height, int64_t width,
                                                           bool static_shapes) {
-  prepared_.reset();
-  Prepared p;
-  p.height = height;
-  p.width = width;
+  std::optional<sdk::detr::DenoisingQueries> queries;
   if (config_.num_denoising > 0) {
     torch::NoGradGuard no_grad;  // the embedding of the labels is the region's: here only the indices count
-    p.real = denoising_queries(targets, height, width);
-    const int64_t real = p.real ? p.real->layout.num_queries_dn : 0;
-    p.capacity = static_shapes ? std::max(real, 2 * config_.num_denoising) : real;
-    if (p.capacity > 0) {
-      const auto queries = p.real ? *p.real : no_denoising(targets.batch_size(), targets.boxes.device());
-      const auto padded = sdk::detr::pad_denoising(queries, p.capacity, config_.num_queries, num_classes_);
-      p.inputs = static_shapes ? kept_inputs(padded) : padded;
-    }
+    queries = denoising_queries(targets, height, width);
   }
-  const int64_t capacity = p.capacity;
-  prepared_ = std::move(p);
-  return {capacity};
+  prepared_height_ = height;
+  prepared_width_ = width;
+  const sdk::detr::DenoisingInputs::Settings settings{config_.num_denoising, config_.num_queries, num_classes_};
+  return prepared_.prepare(std::move(queries), targets.batch_size(), targets.boxes.device(), settings, static_shapes);
 }
 
 std::vector<torch::Tensor> RtdetrDecoderImpl::forward_prepared(const std::vector<torch::Tensor>& projected) {
-  TORCH_CHECK(prepared_, "RT-DETR decoder: forward_prepared without prepare_denoising");
+  TORCH_CHECK(prepared_.prepared(), "RT-DETR decoder: forward_prepared without prepare_denoising");
   const auto memory = flatten_levels(projected);
   auto q = select_queries(memory);
   auto target = q.target, reference_unact = q.reference_unact;
   torch::Tensor attn_mask;
-  const auto& inputs = prepared_->inputs;
-  if (prepared_->capacity > 0) {
+  if (prepared_.capacity() > 0) {
+    const auto& inputs = prepared_.inputs();
     target = torch::cat({denoising_class_embed(inputs.labels).to(target.dtype()), target}, 1);
     reference_unact = torch::cat({inputs.bbox_unact.to(reference_unact.dtype()), reference_unact}, 1);
     attn_mask = inputs.attn_mask;
@@ -279,30 +244,16 @@ std::vector<torch::Tensor> RtdetrDecoderImpl::forward_prepared(const std::vector
 }
 
 std::vector<torch::Tensor> RtdetrDecoderImpl::finish_prepared(const std::vector<torch::Tensor>& region_outputs) {
-  TORCH_CHECK(prepared_ && region_outputs.size() == 4, "RT-DETR decoder: finish_prepared needs the prepared region's ",
-              "4 outputs, got ", region_outputs.size(), prepared_ ? "" : " and no preparation");
-  const auto p = std::move(*prepared_);
-  prepared_.reset();
+  TORCH_CHECK(prepared_.prepared() && region_outputs.size() == 4, "RT-DETR decoder: finish_prepared needs the ",
+              "prepared region's 4 outputs, got ", region_outputs.size(), prepared_.prepared() ? "" : " and no preparation");
   std::vector<torch::Tensor> out(outputs::count);
-  out[outputs::input_size] = torch::tensor({p.height, p.width}, torch::kInt64);
-  auto boxes = region_outputs[0], logits = region_outputs[1];
-  if (p.capacity > 0) {
-    // Real denoising queries | padding | matching queries: one split each, one concatenation back.
-    const int64_t real = p.real ? p.real->layout.num_queries_dn : 0;
-    const std::vector<int64_t> parts{real, p.capacity - real, boxes.size(2) - p.capacity};
-    const auto box_parts = boxes.split_with_sizes(parts, 2), logit_parts = logits.split_with_sizes(parts, 2);
-    if (real > 0) {
-      out[outputs::dn_boxes] = box_parts[0];
-      out[outputs::dn_logits] = logit_parts[0];
-      out[outputs::dn_matched_gt] = p.real->matched_gt;
-    }
-    boxes = box_parts[2];
-    logits = logit_parts[2];
-  }
-  out[outputs::dec_boxes] = boxes;
-  out[outputs::dec_logits] = logits;
+  out[outputs::input_size] = torch::tensor({prepared_height_, prepared_width_}, torch::kInt64);
+  std::tie(out[outputs::dn_boxes], out[outputs::dec_boxes]) = prepared_.split(region_outputs[0], 2);
+  std::tie(out[outputs::dn_logits], out[outputs::dec_logits]) = prepared_.split(region_outputs[1], 2);
+  if (out[outputs::dn_logits].defined()) out[outputs::dn_matched_gt] = prepared_.real()->matched_gt;
   out[outputs::enc_boxes] = region_outputs[2];
   out[outputs::enc_logits] = region_outputs[3];
+  prepared_.forget();
   return out;
 }
 

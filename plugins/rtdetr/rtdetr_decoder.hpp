@@ -26,6 +26,7 @@
 #include "config.hpp"
 #include "decoder_layer.hpp"
 #include "libreyolo/sdk/detr/denoising.hpp"
+#include "libreyolo/sdk/detr/denoising_inputs.hpp"
 #include "libreyolo/sdk/targets.hpp"
 #include "mlp.hpp"
 #include "libreyolo/sdk/linear.hpp"
@@ -60,7 +61,7 @@ class RtdetrDecoderImpl : public torch::nn::Module {
   // padding, and forgets the preparation.
   std::vector<int64_t> prepare_denoising(const sdk::Targets& targets, int64_t height, int64_t width,
                                          bool static_shapes);
-  bool prepared() const { return prepared_.has_value(); }
+  bool prepared() const { return prepared_.prepared(); }
   std::vector<torch::Tensor> forward_prepared(const std::vector<torch::Tensor>& projected);
   std::vector<torch::Tensor> finish_prepared(const std::vector<torch::Tensor>& region_outputs);
 
@@ -81,15 +82,7 @@ class RtdetrDecoderImpl : public torch::nn::Module {
   struct LayerOutputs {
     torch::Tensor boxes, logits;  // [L, B, Q', 4], [L, B, Q', C]
   };
-  struct Prepared {
-    std::optional<sdk::detr::DenoisingQueries> real;  // the batch's queries, when it has a GT
-    sdk::detr::PaddedDenoising inputs;                // what the layers read (capacity queries)
-    int64_t capacity = 0, height = 0, width = 0;
-  };
-
   DecoderMemory flatten_levels(const std::vector<torch::Tensor>& projected) const;
-  sdk::detr::DenoisingQueries no_denoising(int64_t batch, const torch::Device& device) const;
-  const sdk::detr::PaddedDenoising& kept_inputs(const sdk::detr::PaddedDenoising& padded);
   Queries select_queries(const DecoderMemory& memory);
   std::optional<sdk::detr::DenoisingQueries> denoising_queries(const sdk::Targets& targets, int64_t height,
                                                                int64_t width);
@@ -110,9 +103,8 @@ class RtdetrDecoderImpl : public torch::nn::Module {
   torch::nn::ModuleList dec_score_head, dec_bbox_head;
   std::map<std::tuple<std::vector<int64_t>, std::string, int>, sdk::detr::EncoderAnchors> anchor_cache_;
   NoiseSource noise_source_;
-  std::optional<Prepared> prepared_;
-  // The padded inputs' fixed homes, by (batch, capacity): graphs recorded on them read them there.
-  std::map<std::pair<int64_t, int64_t>, sdk::detr::PaddedDenoising> static_inputs_;
+  sdk::detr::DenoisingInputs prepared_;
+  int64_t prepared_height_ = 0, prepared_width_ = 0;
 };
 TORCH_MODULE(RtdetrDecoder);
 

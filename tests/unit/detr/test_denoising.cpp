@@ -6,6 +6,7 @@
 
 #include <libreyolo/sdk/detr/box_ops.hpp>
 #include <libreyolo/sdk/detr/denoising.hpp>
+#include <libreyolo/sdk/detr/denoising_inputs.hpp>
 
 #include <vector>
 
@@ -264,4 +265,33 @@ TEST_CASE("pad_denoising: a batch without GT pads to queries that only see thems
                             .view({7, 7});
   CHECK(torch::equal(p.attn_mask, expected));
   CHECK((p.labels == kClasses).all().item<bool>());
+}
+
+TEST_CASE("DenoisingInputs: static shapes keep one home per shape; split drops the padding") {
+  const auto b = batch();
+  detr::DenoisingConfig config;
+  config.num_denoising = 7;  // 12 real queries, padded to 14
+  const auto layout = detr::denoising_layout(b.counts, config);
+  const auto q = queries_for(b, config, fixed_noise(layout, 3, 0.25, 1.0), layout);
+  const detr::DenoisingInputs::Settings settings{7, kQueries, kClasses};
+  detr::DenoisingInputs inputs;
+  CHECK(inputs.prepare(q, 3, torch::kCPU, settings, /*static_shapes=*/true) == std::vector<int64_t>{14});
+  const auto* home = inputs.inputs().labels.data_ptr();
+  const auto first_mask = inputs.inputs().attn_mask.clone();
+  // The next batch has no GT: same key, same tensors, new contents.
+  CHECK(inputs.prepare(std::nullopt, 3, torch::kCPU, settings, true) == std::vector<int64_t>{14});
+  CHECK(inputs.inputs().labels.data_ptr() == home);
+  CHECK((inputs.inputs().labels == kClasses).all().item<bool>());
+  CHECK_FALSE(torch::equal(inputs.inputs().attn_mask, first_mask));
+  const auto output = torch::arange(14 + kQueries).view({1, -1});
+  auto [dn, matching] = inputs.split(output, 1);
+  CHECK_FALSE(dn.defined());
+  CHECK(torch::equal(matching, torch::arange(14, 14 + kQueries).view({1, -1})));
+  // Unpadded: the batch's own count, nothing kept.
+  CHECK(inputs.prepare(q, 3, torch::kCPU, settings, false) == std::vector<int64_t>{12});
+  std::tie(dn, matching) = inputs.split(torch::arange(12 + kQueries).view({1, -1}), 1);
+  CHECK(dn.size(1) == 12);
+  CHECK(matching.size(1) == kQueries);
+  inputs.forget();
+  CHECK_FALSE(inputs.prepared());
 }
