@@ -2,7 +2,9 @@
 
 #include <torch/torch.h>
 
+#include <array>
 #include <cmath>
+#include <tuple>
 
 #include "aifi.hpp"
 #include "decoder_outputs.hpp"
@@ -128,8 +130,7 @@ std::vector<torch::Tensor> DfineDecoderImpl::project(const std::vector<torch::Te
   return out;
 }
 
-std::vector<torch::Tensor> DfineDecoderImpl::forward(const std::vector<torch::Tensor>& projected,
-                                                     const sdk::Targets* targets) {
+DecoderMemory DfineDecoderImpl::flatten_levels(const std::vector<torch::Tensor>& projected) const {
   DecoderMemory memory;
   std::vector<torch::Tensor> flat;
   for (const auto& level : projected) {
@@ -137,6 +138,12 @@ std::vector<torch::Tensor> DfineDecoderImpl::forward(const std::vector<torch::Te
     flat.push_back(level.flatten(2).transpose(1, 2));
   }
   memory.memory = torch::cat(flat, 1);
+  return memory;
+}
+
+std::vector<torch::Tensor> DfineDecoderImpl::forward(const std::vector<torch::Tensor>& projected,
+                                                     const sdk::Targets* targets) {
+  const auto memory = flatten_levels(projected);
   const int64_t stride = config_.feat_strides.front();
   const int64_t height = projected[0].size(2) * stride, width = projected[0].size(3) * stride;
 
@@ -177,6 +184,60 @@ std::vector<torch::Tensor> DfineDecoderImpl::forward(const std::vector<torch::Te
     out[outputs::enc_logits] = q.enc_logits;
     out[outputs::enc_boxes] = q.enc_boxes;
   }
+  return out;
+}
+
+std::vector<int64_t> DfineDecoderImpl::prepare_denoising(const sdk::Targets& targets, int64_t height, int64_t width,
+                                                         bool static_shapes) {
+  std::optional<sdk::detr::DenoisingQueries> queries;
+  if (config_.num_denoising > 0) {
+    torch::NoGradGuard no_grad;  // the embedding of the labels is the region's: here only the indices count
+    queries = denoising_queries(targets, height, width);
+  }
+  prepared_height_ = height;
+  prepared_width_ = width;
+  const sdk::detr::DenoisingInputs::Settings settings{config_.num_denoising, config_.num_queries, num_classes_};
+  return prepared_.prepare(std::move(queries), targets.batch_size(), targets.boxes.device(), settings, static_shapes);
+}
+
+// Region outputs, in order: logits, boxes, corners, refs, pre_logits, pre_boxes (all queries),
+// enc_logits, enc_boxes.
+std::vector<torch::Tensor> DfineDecoderImpl::forward_prepared(const std::vector<torch::Tensor>& projected) {
+  TORCH_CHECK(prepared_.prepared(), "D-FINE decoder: forward_prepared without prepare_denoising");
+  const auto memory = flatten_levels(projected);
+  auto q = select_queries(memory);
+  auto target = q.target, reference_unact = q.reference_unact;
+  torch::Tensor attn_mask;
+  if (prepared_.capacity() > 0) {
+    const auto& inputs = prepared_.inputs();
+    target = torch::cat({denoising_class_embed(inputs.labels).to(target.dtype()), target}, 1);
+    reference_unact = torch::cat({inputs.bbox_unact.to(reference_unact.dtype()), reference_unact}, 1);
+    attn_mask = inputs.attn_mask;
+  }
+  const auto l = run_layers(target, reference_unact, memory, attn_mask);
+  return {l.logits, l.boxes, l.corners, l.refs, l.pre_logits, l.pre_boxes, q.enc_logits, q.enc_boxes};
+}
+
+std::vector<torch::Tensor> DfineDecoderImpl::finish_prepared(const std::vector<torch::Tensor>& region_outputs) {
+  TORCH_CHECK(prepared_.prepared() && region_outputs.size() == 8, "D-FINE decoder: finish_prepared needs the ",
+              "prepared region's 8 outputs, got ", region_outputs.size(), prepared_.prepared() ? "" : " and no preparation");
+  namespace o = outputs;
+  std::vector<torch::Tensor> out(o::count);
+  out[o::input_size] = torch::tensor({prepared_height_, prepared_width_}, torch::kInt64);
+  out[o::up] = up;
+  out[o::reg_scale] = reg_scale;
+  // {denoising entry, matching entry, query axis} of each split region output.
+  const std::array<std::tuple<std::size_t, std::size_t, int64_t>, 6> splits{
+      {{o::dn_logits, o::dec_logits, 2}, {o::dn_boxes, o::dec_boxes, 2}, {o::dn_corners, o::dec_corners, 2},
+       {o::dn_refs, o::dec_refs, 2}, {o::dn_pre_logits, o::pre_logits, 1}, {o::dn_pre_boxes, o::pre_boxes, 1}}};
+  for (std::size_t i = 0; i < splits.size(); ++i) {
+    const auto [dn, matching, dim] = splits[i];
+    std::tie(out[dn], out[matching]) = prepared_.split(region_outputs[i], dim);
+  }
+  if (out[o::dn_logits].defined()) out[o::dn_matched_gt] = prepared_.real()->matched_gt;
+  out[o::enc_logits] = region_outputs[6];
+  out[o::enc_boxes] = region_outputs[7];
+  prepared_.forget();
   return out;
 }
 

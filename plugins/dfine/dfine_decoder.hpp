@@ -35,6 +35,7 @@
 #include "config.hpp"
 #include "decoder_layer.hpp"
 #include "libreyolo/sdk/detr/denoising.hpp"
+#include "libreyolo/sdk/detr/denoising_inputs.hpp"
 #include "libreyolo/sdk/targets.hpp"
 #include "lqe.hpp"
 #include "mlp.hpp"
@@ -64,6 +65,17 @@ class DfineDecoderImpl : public torch::nn::Module {
   // network input) only in training, for the denoising queries.
   std::vector<torch::Tensor> forward(const std::vector<torch::Tensor>& projected, const sdk::Targets* targets);
 
+  // The whole decoder inside the capturable region (CaptureRegion::network_with_denoising), as
+  // RT-DETR's: prepare_denoising (eager) builds the batch's denoising queries and hands them to
+  // sdk::detr::DenoisingInputs (padded and kept in place with static_shapes), returning the
+  // region's key; forward_prepared (in the region) runs query selection and the layers on them;
+  // finish_prepared lays the outputs out as decoder_outputs.hpp says and forgets the step.
+  std::vector<int64_t> prepare_denoising(const sdk::Targets& targets, int64_t height, int64_t width,
+                                         bool static_shapes);
+  bool prepared() const { return prepared_.prepared(); }
+  std::vector<torch::Tensor> forward_prepared(const std::vector<torch::Tensor>& projected);
+  std::vector<torch::Tensor> finish_prepared(const std::vector<torch::Tensor>& region_outputs);
+
   const DfineConfig& config() const { return config_; }
   int64_t num_classes() const { return num_classes_; }
 
@@ -85,6 +97,7 @@ class DfineDecoderImpl : public torch::nn::Module {
     torch::Tensor boxes, logits, corners, refs;  // [L, B, Q', ...]
     torch::Tensor pre_boxes, pre_logits;         // [B, Q', ...]
   };
+  DecoderMemory flatten_levels(const std::vector<torch::Tensor>& projected) const;
   Queries select_queries(const DecoderMemory& memory);
   std::optional<sdk::detr::DenoisingQueries> denoising_queries(const sdk::Targets& targets, int64_t height,
                                                                int64_t width);
@@ -109,6 +122,8 @@ class DfineDecoderImpl : public torch::nn::Module {
   Mlp pre_bbox_head{nullptr};
   torch::nn::ModuleList dec_bbox_head;
   std::map<std::tuple<std::vector<int64_t>, std::string, int>, sdk::detr::EncoderAnchors> anchor_cache_;
+  sdk::detr::DenoisingInputs prepared_;
+  int64_t prepared_height_ = 0, prepared_width_ = 0;
   NoiseSource noise_source_;
 };
 TORCH_MODULE(DfineDecoder);

@@ -40,12 +40,24 @@ DfineDetector::DfineDetector(const std::string& size, int64_t num_classes, std::
   decoder_ = register_module("decoder", DfineDecoder(config_, num_classes, eval_size));
 }
 
+std::vector<int64_t> DfineDetector::prepare_training_forward(const torch::Tensor& images, const sdk::Targets& targets,
+                                                             bool static_shapes) {
+  if (!is_training()) return {};
+  return decoder_->prepare_denoising(targets, images.size(2), images.size(3), static_shapes);
+}
+
+// Prepared (a training step): the whole network, decoder included. Otherwise (inference, or a
+// training forward the host did not prepare): backbone, encoder and projection; the decoder
+// then runs in forward_remainder.
 std::vector<torch::Tensor> DfineDetector::forward_capturable(const torch::Tensor& images) {
-  return decoder_->project(encoder_->forward(backbone_->forward(images)));
+  auto projected = decoder_->project(encoder_->forward(backbone_->forward(images)));
+  if (!(is_training() && decoder_->prepared())) return projected;
+  return decoder_->forward_prepared(projected);
 }
 
 std::vector<torch::Tensor> DfineDetector::forward_remainder(std::vector<torch::Tensor> features,
                                                             const sdk::Targets* targets) {
+  if (is_training() && decoder_->prepared()) return decoder_->finish_prepared(features);
   return decoder_->forward(features, targets);
 }
 

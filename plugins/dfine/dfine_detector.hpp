@@ -2,10 +2,12 @@
 // The D-FINE detector: HGNetv2 backbone -> HybridEncoder -> decoder, with LibreYOLO's module
 // names (backbone, encoder, decoder) so checkpoints load both ways.
 //
-// The capture seam: backbone, encoder and the decoder's input projection are a pure function
-// of the images (forward_capturable, a CUDA graph when cuda_graph=true); query selection,
-// denoising and the decoder layers read the targets and run eager (forward_remainder), whose
-// outputs are laid out as decoder_outputs.hpp says.
+// The capture seam (CaptureRegion::network_with_denoising, as RT-DETR's): in a training step the
+// host first calls prepare_training_forward, which builds the batch's denoising queries (padded
+// to a fixed count when the region may be a CUDA graph); forward_capturable is then the whole
+// network, decoder included, and forward_remainder lays its outputs out as decoder_outputs.hpp
+// says. Without that call (inference, tests) forward_capturable is backbone, encoder and the
+// decoder's input projection, and forward_remainder runs the decoder.
 
 #include <array>
 #include <cstdint>
@@ -29,6 +31,8 @@ class DfineDetector : public sdk::Detector {
   // size: n, s, m, l, x. eval_size: see DfineDecoderImpl (the anchors buffers' input size).
   DfineDetector(const std::string& size, int64_t num_classes, std::array<int64_t, 2> eval_size = {640, 640});
 
+  std::vector<int64_t> prepare_training_forward(const torch::Tensor& images, const sdk::Targets& targets,
+                                                bool static_shapes) override;
   std::vector<torch::Tensor> forward_capturable(const torch::Tensor& images) override;
   std::vector<torch::Tensor> forward_remainder(std::vector<torch::Tensor> features,
                                                const sdk::Targets* targets) override;

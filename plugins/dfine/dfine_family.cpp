@@ -38,7 +38,9 @@ class DfineFamily : public sdk::Family {
     policy.amp_off_reason = "its decoder clamps activations at +-65504, float16's largest finite value, so "
                             "float16 activations can overflow to inf";
     policy.sync_bn = false;
-    policy.capture = sdk::CaptureRegion::backbone_encoder;
+    // The decoder too, its denoising queries padded to a fixed count (RT-DETR's seam,
+    // docs/families/dfine.md); with multi-scale on, each size is its own graph.
+    policy.capture = sdk::CaptureRegion::network_with_denoising;
     policy.supports_spawn = true;
     return policy;
   }
