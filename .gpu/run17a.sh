@@ -12,8 +12,10 @@ timeout 50 $H bench step model=rtdetrr18 $common steps=30 warmup=10 json=$OUT/st
 stamp "step rtdetrr18 rc=$?: $(grep -E 'bench step:' $W/s.log | cut -c1-400)"
 timeout 60 $H bench step model=dfinen $common multi_scale=false steps=30 warmup=10 json=$OUT/step_dfinen.json > $W/s.log 2>&1
 stamp "step dfinen rc=$?: $(grep -E 'bench step:' $W/s.log | cut -c1-400)"; grep -E "cuda_graph|warning" $W/s.log | head -6 >> $OUT/notes.txt
-# As the earlier pairs: RT-DETR ours 3 epochs (2-3 timed); D-FINE float32 on both sides (AMP=0),
-# ours 2 epochs, so both train epoch 2 without strong augmentation (docs/benchmarks.md).
+# As the earlier pairs: RT-DETR ours 3 epochs (2-3 timed); D-FINE ours 2 epochs, so both train
+# epoch 2 without strong augmentation (docs/benchmarks.md). Check before comparing D-FINE: the
+# docs' command sets AMP=0, but today's .reference/libreyolo_trainbench.py reads no AMP variable
+# and passes amp=True; say which precision LibreYOLO's side ran.
 pair() {  # MODEL LIBREYOLO_SPEC LIB_TIMEOUT OUR_TIMEOUT OUR_EPOCHS LIB_AMP
   [ $SECONDS -lt 420 ] || return
   (cd $W && AMP=$6 COCO128=$W/coco128 EPOCHS=2 WORKERS=16 timeout $3 python3 $ROOT/tests/python/libreyolo_no_download.py $R/libreyolo_trainbench.py $W/lib_$1 $2 > $W/lib_$1.log 2>&1)
