@@ -231,15 +231,8 @@ std::vector<torch::Tensor> RtdetrDecoderImpl::forward_prepared(const std::vector
   TORCH_CHECK(prepared_.prepared(), "RT-DETR decoder: forward_prepared without prepare_denoising");
   const auto memory = flatten_levels(projected);
   auto q = select_queries(memory);
-  auto target = q.target, reference_unact = q.reference_unact;
-  torch::Tensor attn_mask;
-  if (prepared_.capacity() > 0) {
-    const auto& inputs = prepared_.inputs();
-    target = torch::cat({denoising_class_embed(inputs.labels).to(target.dtype()), target}, 1);
-    reference_unact = torch::cat({inputs.bbox_unact.to(reference_unact.dtype()), reference_unact}, 1);
-    attn_mask = inputs.attn_mask;
-  }
-  const auto layers = run_layers(target, reference_unact, memory, attn_mask);
+  const auto in = prepared_.join(q.target, q.reference_unact, denoising_class_embed);
+  const auto layers = run_layers(in.target, in.reference_unact, memory, in.attn_mask);
   return {layers.boxes, layers.logits, q.enc_boxes, q.enc_logits};
 }
 

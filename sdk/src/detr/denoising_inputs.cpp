@@ -50,6 +50,14 @@ const PaddedDenoising& DenoisingInputs::kept(const PaddedDenoising& padded) {
   return found->second;
 }
 
+DenoisingInputs::LayerInputs DenoisingInputs::join(const torch::Tensor& target, const torch::Tensor& reference_unact,
+                                                   torch::nn::Embedding& class_embed) const {
+  TORCH_CHECK(prepared_, "DenoisingInputs::join: nothing prepared");
+  if (capacity_ == 0) return {target, reference_unact, torch::Tensor()};
+  return {torch::cat({class_embed(inputs_.labels).to(target.dtype()), target}, 1),
+          torch::cat({inputs_.bbox_unact.to(reference_unact.dtype()), reference_unact}, 1), inputs_.attn_mask};
+}
+
 std::pair<torch::Tensor, torch::Tensor> DenoisingInputs::split(const torch::Tensor& output, int64_t dim) const {
   TORCH_CHECK(prepared_, "DenoisingInputs::split: nothing prepared");
   if (capacity_ == 0) return {torch::Tensor(), output};

@@ -8,6 +8,7 @@
 // kept per (batch, count), so a CUDA graph recorded on them finds the next batch's queries where
 // it recorded them.
 
+#include <torch/nn/modules/embedding.h>
 #include <torch/types.h>
 
 #include <cstdint>
@@ -40,6 +41,14 @@ class LIBREYOLO_SDK_API DenoisingInputs {
   const PaddedDenoising& inputs() const { return inputs_; }
   // The batch's own queries (for matched_gt and the criterion), when it has a GT.
   const std::optional<DenoisingQueries>& real() const { return real_; }
+  // The decoder layers' inputs: the prepared denoising queries (labels embedded by
+  // class_embed, in the matching queries' dtypes) before the matching queries, and the
+  // attention mask over both (undefined when there are none).
+  struct LayerInputs {
+    torch::Tensor target, reference_unact, attn_mask;
+  };
+  LayerInputs join(const torch::Tensor& target, const torch::Tensor& reference_unact,
+                   torch::nn::Embedding& class_embed) const;
   // A layer output whose query axis `dim` holds capacity() denoising queries, then the matching
   // ones: {the real denoising queries, or undefined where there are none; the matching queries}.
   std::pair<torch::Tensor, torch::Tensor> split(const torch::Tensor& output, int64_t dim) const;
