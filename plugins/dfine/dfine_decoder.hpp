@@ -8,8 +8,9 @@
 // the weighting function W(up, reg_scale) and decoded around the first layer's box
 // (pre_bbox_head). Class logits get the LQE quality offset.
 //
-// The projection is split from the rest so the detector can put it in the capturable region: it
-// is a pure function of the image batch; query selection onwards reads the targets and stays eager.
+// The projection is split from the rest: without a prepared step (inference) only it joins the
+// capturable region and forward() runs the rest; in training the denoising queries are prepared
+// before the region (prepare_denoising) and forward_prepared runs the rest inside it.
 //
 // State: up [1] (0.5) and reg_scale [1] are parameters without gradient, registered both here and
 // in the layer stack (decoder.up and decoder.decoder.up are one tensor), as LibreYOLO's

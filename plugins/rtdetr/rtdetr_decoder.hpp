@@ -4,9 +4,9 @@
 // by class score), optional contrastive denoising queries built from the ground truth, and a
 // stack of decoder layers with iterative box refinement and per-layer heads.
 //
-// The projection is split from the rest so the detector can put it inside the capturable
-// region: it is a pure function of the image batch, while query selection onwards depends on
-// the targets (denoising) and stays eager.
+// The projection is split from the rest: without a prepared step (inference) only it joins the
+// capturable region and forward() runs the rest; in training the denoising queries are prepared
+// before the region (prepare_denoising) and forward_prepared runs the rest inside it.
 
 #include <torch/nn/module.h>
 #include <torch/nn/modules/container/modulelist.h>
