@@ -1,5 +1,6 @@
-// Batched Hungarian matching (see batched_matching.hpp): one host copy, then the matrices are
-// shared out to worker threads through an atomic counter, each writing its own result row.
+// Batched Hungarian matching (see batched_matching.hpp): on the GPU when the fused_kernels policy
+// allows the assignment kernel (batched_matching_gpu.cpp), else one host copy, then the matrices
+// are shared out to worker threads through an atomic counter, each writing its own result row.
 #include "libreyolo/sdk/detr/batched_matching.hpp"
 
 #include <torch/torch.h>
@@ -12,7 +13,10 @@
 #include <string>
 #include <thread>
 
+#include "batched_matching_gpu.hpp"
 #include "libreyolo/sdk/detr/hungarian.hpp"
+#include "libreyolo/sdk/fused_kernels.hpp"
+#include "libreyolo/sdk/log.hpp"
 
 namespace libreyolo::sdk::detr {
 namespace {
@@ -93,10 +97,26 @@ torch::Tensor solve_host(const torch::Tensor& host_cost, const std::vector<int64
   return result;
 }
 
+// The fused_kernels policy and the cost's device decide; the first decision on a CUDA cost is
+// logged once per process.
+bool gpu_matching_chosen(const torch::Tensor& cost) {
+  if (cost.device().is_cpu() || !fused_kernel_allowed("linear_assignment")) return false;
+  const auto refusal = gpu_matching_refusal(cost);
+  static std::once_flag once;
+  std::call_once(once, [&] {
+    if (refusal.empty())
+      log::info("fused_kernels: Hungarian matching solves on the GPU (no host synchronisation)");
+    else
+      log::info("fused_kernels: Hungarian matching solves on host threads (", refusal, ")");
+  });
+  return refusal.empty();
+}
+
 }  // namespace
 
 torch::Tensor match_batched(const torch::Tensor& cost, const std::vector<int64_t>& gt_counts) {
   check_inputs(cost, gt_counts, "match_batched");
+  if (gpu_matching_chosen(cost)) return match_batched_gpu(cost, gt_counts);
   // The one device-to-host copy (and, on CUDA, the one synchronisation) of the step's matching.
   // Into pinned memory from CUDA (a few MB a step: twice as fast as a pageable copy).
   auto host_cost = cost.device().is_cpu()

@@ -2,7 +2,7 @@
 // Whether the SDK's hand-written fused CUDA kernels replace their composed PyTorch versions
 // (deformable attention's sampling, detr/ms_deform_attn.hpp; BatchNorm + SiLU,
 // batch_norm_silu.hpp; the 2x2 average pool, avg_pool_2x2.hpp; the same-size max pool,
-// max_pool_same.hpp). A process-wide policy that the
+// max_pool_same.hpp; the DETRs' Hungarian matching, detr/batched_matching.hpp). A process-wide policy that the
 // host sets from the `fused_kernels` option before it builds a model; families never choose it.
 // A kernel runs by default (`measured`) only once it is measured faster in the training step and
 // equal within tolerance on the GPU (docs/fused-kernels.md); `when_built` runs every one.
@@ -28,7 +28,7 @@ LIBREYOLO_SDK_API bool fused_kernel_allowed(const char* name);
 
 // The kernels' names, as the host's fused_kernels option takes them.
 inline constexpr const char* kFusedKernelNames[] = {"deform_sampling", "batch_norm_silu", "avg_pool_2x2",
-                                                    "max_pool_same"};
+                                                    "max_pool_same", "linear_assignment"};
 // Those measured faster in the step on an H200 and equal within tolerance (docs/fused-kernels.md):
 // the 2x2 average pool (YOLOv9-t's step 26.4 -> 25.4 ms) and the same-size max pool (YOLOX-s's
 // step 17.58 -> 16.52 ms). Not BatchNorm + SiLU (the step slower), nor the deformable sampling
