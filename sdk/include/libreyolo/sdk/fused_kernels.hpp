@@ -29,11 +29,14 @@ LIBREYOLO_SDK_API bool fused_kernel_allowed(const char* name);
 // The kernels' names, as the host's fused_kernels option takes them.
 inline constexpr const char* kFusedKernelNames[] = {"deform_sampling", "batch_norm_silu", "avg_pool_2x2",
                                                     "max_pool_same", "linear_assignment"};
-// Those measured faster in the step on an H200 and equal within tolerance (docs/fused-kernels.md):
-// the 2x2 average pool (YOLOv9-t's step 26.4 -> 25.4 ms) and the same-size max pool (YOLOX-s's
-// step 17.58 -> 16.52 ms). Not BatchNorm + SiLU (the step slower), nor the deformable sampling
-// (its end-to-end pair disagreed with its step).
-inline constexpr const char* kMeasuredFasterKernels[] = {"avg_pool_2x2", "max_pool_same"};
+// Those measured faster on an H200 and equal within tolerance (docs/fused-kernels.md): the 2x2
+// average pool (YOLOv9-t's step 26.4 -> 25.4 ms), the same-size max pool (YOLOX-s's step 17.58 ->
+// 16.52 ms), the GPU Hungarian matching (the host solver's assignment bit for bit; RT-DETR-r18's
+// step 40.1 -> 35.5 ms, D-FINE-n's 49.0 -> 36.7 ms) and, once that matching left the step
+// GPU-bound, the deformable sampling (RT-DETR-r18 end to end 474 -> 562 images/s). Not BatchNorm
+// + SiLU (the step slower).
+inline constexpr const char* kMeasuredFasterKernels[] = {"avg_pool_2x2", "max_pool_same", "linear_assignment",
+                                                         "deform_sampling"};
 // True when this SDK was compiled with its CUDA kernels (a CUDA LibTorch and nvcc).
 LIBREYOLO_SDK_API bool fused_kernels_built();
 
