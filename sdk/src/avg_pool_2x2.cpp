@@ -9,6 +9,7 @@
 #include "avg_pool_2x2_fused.hpp"
 #include "libreyolo/sdk/fused_kernels.hpp"
 #include "libreyolo/sdk/log.hpp"
+#include "fused_choice_log.hpp"
 
 namespace libreyolo::sdk {
 namespace {
@@ -18,12 +19,8 @@ bool fused_chosen(const torch::Tensor& x) {
   if (!fused_kernel_allowed("avg_pool_2x2")) return false;
   const auto refusal = avg_pool_2x2_refusal(x);
   static std::once_flag once;
-  std::call_once(once, [&] {
-    if (refusal.empty())
-      log::info("fused_kernels: the 2x2 average pool runs the fused CUDA kernel");
-    else
-      log::info("fused_kernels: the 2x2 average pool runs PyTorch's (", refusal, ")");
-  });
+  log_first_fused_choice(once, refusal, "fused_kernels: the 2x2 average pool runs the fused CUDA kernel",
+                         "fused_kernels: the 2x2 average pool runs PyTorch's");
   return refusal.empty();
 }
 

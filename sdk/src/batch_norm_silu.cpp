@@ -11,6 +11,7 @@
 #include "libreyolo/sdk/batch_count.hpp"
 #include "libreyolo/sdk/fused_kernels.hpp"
 #include "libreyolo/sdk/log.hpp"
+#include "fused_choice_log.hpp"
 
 namespace libreyolo::sdk {
 namespace {
@@ -65,12 +66,8 @@ bool fused_chosen(const BatchNorm2dImpl& bn, const torch::Tensor& x) {
   const auto refusal = batch_norm_silu_refusal(bn, x);
   if (bn.is_training()) {
     static std::once_flag once;
-    std::call_once(once, [&] {
-      if (refusal.empty())
-        log::info("fused_kernels: BatchNorm + SiLU runs the fused CUDA kernel");
-      else
-        log::info("fused_kernels: BatchNorm + SiLU runs composed PyTorch ops (", refusal, ")");
-    });
+    log_first_fused_choice(once, refusal, "fused_kernels: BatchNorm + SiLU runs the fused CUDA kernel",
+                           "fused_kernels: BatchNorm + SiLU runs composed PyTorch ops");
   }
   return refusal.empty();
 }

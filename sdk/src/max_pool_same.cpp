@@ -9,6 +9,7 @@
 #include "libreyolo/sdk/fused_kernels.hpp"
 #include "libreyolo/sdk/log.hpp"
 #include "max_pool_same_fused.hpp"
+#include "fused_choice_log.hpp"
 
 namespace libreyolo::sdk {
 namespace {
@@ -18,12 +19,8 @@ bool fused_chosen(const torch::Tensor& x, int64_t kernel) {
   if (!fused_kernel_allowed("max_pool_same")) return false;
   const auto refusal = max_pool_same_refusal(x, kernel);
   static std::once_flag once;
-  std::call_once(once, [&] {
-    if (refusal.empty())
-      log::info("fused_kernels: the same-size max pool runs the fused CUDA kernel");
-    else
-      log::info("fused_kernels: the same-size max pool runs PyTorch's (", refusal, ")");
-  });
+  log_first_fused_choice(once, refusal, "fused_kernels: the same-size max pool runs the fused CUDA kernel",
+                         "fused_kernels: the same-size max pool runs PyTorch's");
   return refusal.empty();
 }
 

@@ -17,6 +17,7 @@
 #include "libreyolo/sdk/detr/hungarian.hpp"
 #include "libreyolo/sdk/fused_kernels.hpp"
 #include "libreyolo/sdk/log.hpp"
+#include "../fused_choice_log.hpp"
 
 namespace libreyolo::sdk::detr {
 namespace {
@@ -103,12 +104,8 @@ bool gpu_matching_chosen(const torch::Tensor& cost) {
   if (cost.device().is_cpu() || !fused_kernel_allowed("linear_assignment")) return false;
   const auto refusal = gpu_matching_refusal(cost);
   static std::once_flag once;
-  std::call_once(once, [&] {
-    if (refusal.empty())
-      log::info("fused_kernels: Hungarian matching solves on the GPU (no host synchronisation)");
-    else
-      log::info("fused_kernels: Hungarian matching solves on host threads (", refusal, ")");
-  });
+  log_first_fused_choice(once, refusal, "fused_kernels: Hungarian matching solves on the GPU (no host synchronisation)",
+                         "fused_kernels: Hungarian matching solves on host threads");
   return refusal.empty();
 }
 

@@ -10,6 +10,7 @@
 #include "libreyolo/sdk/fused_kernels.hpp"
 #include "libreyolo/sdk/log.hpp"
 #include "libreyolo/sdk/linear.hpp"
+#include "../fused_choice_log.hpp"
 
 namespace libreyolo::sdk::detr {
 namespace {
@@ -111,12 +112,8 @@ bool fused_sampling_chosen(const torch::Tensor& value, const SpatialShapes& shap
   if (!fused_kernel_allowed("deform_sampling")) return false;
   const auto refusal = fused_sampling_refusal(value, shapes, points);
   static std::once_flag once;
-  std::call_once(once, [&] {
-    if (refusal.empty())
-      log::info("fused_kernels: deformable attention samples with the fused CUDA kernel");
-    else
-      log::info("fused_kernels: deformable attention samples with composed PyTorch ops (", refusal, ")");
-  });
+  log_first_fused_choice(once, refusal, "fused_kernels: deformable attention samples with the fused CUDA kernel",
+                         "fused_kernels: deformable attention samples with composed PyTorch ops");
   return refusal.empty();
 }
 
