@@ -16,7 +16,6 @@
 #include "batched_matching_gpu.hpp"
 #include "libreyolo/sdk/detr/hungarian.hpp"
 #include "libreyolo/sdk/fused_kernels.hpp"
-#include "libreyolo/sdk/log.hpp"
 #include "../fused_choice_log.hpp"
 
 namespace libreyolo::sdk::detr {
