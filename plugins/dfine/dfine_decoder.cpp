@@ -189,15 +189,11 @@ std::vector<torch::Tensor> DfineDecoderImpl::forward(const std::vector<torch::Te
 
 std::vector<int64_t> DfineDecoderImpl::prepare_denoising(const sdk::Targets& targets, int64_t height, int64_t width,
                                                          bool static_shapes) {
-  std::optional<sdk::detr::DenoisingQueries> queries;
-  if (config_.num_denoising > 0) {
-    torch::NoGradGuard no_grad;  // the embedding of the labels is the region's: here only the indices count
-    queries = denoising_queries(targets, height, width);
-  }
   prepared_height_ = height;
   prepared_width_ = width;
   const sdk::detr::DenoisingInputs::Settings settings{config_.num_denoising, config_.num_queries, num_classes_};
-  return prepared_.prepare(std::move(queries), targets.batch_size(), targets.boxes.device(), settings, static_shapes);
+  return prepared_.prepare_batch(targets, settings, static_shapes,
+                                 [&] { return denoising_queries(targets, height, width); });
 }
 
 // Region outputs, in order: logits, boxes, corners, refs, pre_logits, pre_boxes (all queries),

@@ -36,6 +36,17 @@ std::vector<int64_t> DenoisingInputs::prepare(std::optional<DenoisingQueries> qu
   return {capacity_};
 }
 
+std::vector<int64_t> DenoisingInputs::prepare_batch(
+    const Targets& targets, const Settings& settings, bool static_shapes,
+    const std::function<std::optional<DenoisingQueries>()>& make_queries) {
+  std::optional<DenoisingQueries> queries;
+  if (settings.num_denoising > 0) {
+    torch::NoGradGuard no_grad;
+    queries = make_queries();
+  }
+  return prepare(std::move(queries), targets.batch_size(), targets.boxes.device(), settings, static_shapes);
+}
+
 // Copies `padded` into the tensors kept for its shape (made on first use) and returns those.
 const PaddedDenoising& DenoisingInputs::kept(const PaddedDenoising& padded) {
   const auto key = std::make_pair(padded.labels.size(0), padded.labels.size(1));

@@ -12,6 +12,7 @@
 #include "decoder_outputs.hpp"
 #include "dfine_criterion.hpp"
 #include "dfine_detector.hpp"
+#include "../detr/prepared_step_checks.hpp"
 #include "libreyolo/sdk/targets.hpp"
 
 namespace {
@@ -25,12 +26,7 @@ constexpr int64_t kClasses = 3;
 
 enum class Path { unprepared, prepared, padded };
 
-struct Step {
-  std::vector<torch::Tensor> outputs;
-  double loss = 0;
-  std::vector<std::pair<std::string, torch::Tensor>> grads;
-  std::vector<int64_t> key;
-};
+using Step = libreyolo::test::PreparedStep;
 
 Step train_step(const sdk::Targets& targets, Path path) {
   torch::manual_seed(0);
@@ -52,37 +48,14 @@ Step train_step(const sdk::Targets& targets, Path path) {
   const auto loss = criterion(step.outputs, targets, images).total;
   loss.backward();
   step.loss = loss.item<double>();
-  for (const auto& p : model.named_parameters()) {  // a parameter not reached: a zero gradient
-    const auto& grad = p.value().grad();
-    step.grads.emplace_back(p.key(), grad.defined() ? grad.clone() : torch::zeros_like(p.value()));
-  }
+  step.grads = libreyolo::test::gradients_by_name(model);
   return step;
 }
 
-void check_same(const Step& got, const Step& want) {
-  CHECK(got.loss == doctest::Approx(want.loss).epsilon(1e-5));
-  for (std::size_t i = 0; i < want.outputs.size(); ++i) {
-    INFO("output ", i);
-    REQUIRE(got.outputs[i].defined() == want.outputs[i].defined());
-    if (!want.outputs[i].defined()) continue;
-    REQUIRE(got.outputs[i].sizes() == want.outputs[i].sizes());
-    if (!want.outputs[i].is_floating_point()) {
-      CHECK(torch::equal(got.outputs[i], want.outputs[i]));
-      continue;
-    }
-    const double scale = std::max(want.outputs[i].abs().max().item<double>(), 1e-12);
-    CHECK((got.outputs[i] - want.outputs[i]).abs().max().item<double>() / scale < 1e-5);
-  }
-  REQUIRE(got.grads.size() == want.grads.size());
-  for (std::size_t i = 0; i < want.grads.size(); ++i) {
-    INFO(want.grads[i].first, ": largest |gradient| ", want.grads[i].second.abs().max().item<double>());
-    // Relative to the tensor's largest gradient, with a floor for gradients that are zero in
-    // exact arithmetic: the LAB blocks' scale and bias before a BatchNorm sum a whole activation
-    // to float noise of up to ~6e-7, which matrix products of another size round differently.
-    const double scale = std::max(want.grads[i].second.abs().max().item<double>(), 1e-2);
-    CHECK((got.grads[i].second - want.grads[i].second).abs().max().item<double>() <= 1e-4 * scale);
-  }
-}
+// Relative to the tensor's largest gradient, with a floor for gradients that are zero in
+// exact arithmetic: the LAB blocks' scale and bias before a BatchNorm sum a whole activation
+// to float noise of up to ~6e-7, which matrix products of another size round differently.
+void check_same(const Step& got, const Step& want) { libreyolo::test::check_same_step(got, want, 1e-2); }
 
 }  // namespace
 

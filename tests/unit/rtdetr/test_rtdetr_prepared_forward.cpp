@@ -9,6 +9,7 @@
 #include <string>
 
 #include "decoder_outputs.hpp"
+#include "../detr/prepared_step_checks.hpp"
 #include "libreyolo/sdk/targets.hpp"
 #include "rtdetr_criterion.hpp"
 #include "rtdetr_detector.hpp"
@@ -24,12 +25,7 @@ constexpr int64_t kClasses = 3;
 
 enum class Path { unprepared, prepared, padded };
 
-struct Step {
-  std::vector<torch::Tensor> outputs;
-  double loss = 0;
-  std::vector<std::pair<std::string, torch::Tensor>> grads;
-  std::vector<int64_t> key;
-};
+using Step = libreyolo::test::PreparedStep;
 
 Step train_step(const sdk::Targets& targets, Path path) {
   torch::manual_seed(0);
@@ -51,44 +47,13 @@ Step train_step(const sdk::Targets& targets, Path path) {
   const auto loss = criterion(step.outputs, targets, images).total;
   loss.backward();
   step.loss = loss.item<double>();
-  // A parameter the step does not reach counts as a zero gradient: padding reaches the
-  // denoising embedding's padding row in a batch without GT, where the unpadded step never
-  // embeds (a zero gradient either way).
-  for (const auto& p : model.named_parameters()) {
-    const auto& grad = p.value().grad();
-    step.grads.emplace_back(p.key(), grad.defined() ? grad.clone() : torch::zeros_like(p.value()));
-  }
+  step.grads = libreyolo::test::gradients_by_name(model);
   return step;
 }
 
-double largest_difference(const torch::Tensor& a, const torch::Tensor& b) {
-  return (a - b).abs().max().item<double>() / std::max(1e-12, b.abs().max().item<double>());
-}
-
-void check_same(const Step& got, const Step& want) {
-  CHECK(got.loss == doctest::Approx(want.loss).epsilon(1e-5));
-  for (std::size_t i = 0; i < want.outputs.size(); ++i) {
-    INFO("output ", i);
-    REQUIRE(got.outputs[i].defined() == want.outputs[i].defined());
-    if (!want.outputs[i].defined()) continue;
-    REQUIRE(got.outputs[i].sizes() == want.outputs[i].sizes());
-    if (want.outputs[i].is_floating_point()) {
-      CHECK(largest_difference(got.outputs[i], want.outputs[i]) < 1e-5);
-    } else {
-      CHECK(torch::equal(got.outputs[i], want.outputs[i]));
-    }
-  }
-  REQUIRE(got.grads.size() == want.grads.size());
-  for (std::size_t i = 0; i < want.grads.size(); ++i) {
-    INFO(want.grads[i].first, ": largest |gradient| ", want.grads[i].second.abs().max().item<double>(),
-         ", largest difference ", (got.grads[i].second - want.grads[i].second).abs().max().item<double>());
-    CHECK(got.grads[i].first == want.grads[i].first);
-    // Relative to the tensor's largest gradient, with a floor: gradients that are zero in exact
-    // arithmetic (a BatchNorm bias before another normalisation) are float noise of ~1e-8.
-    const double scale = std::max(want.grads[i].second.abs().max().item<double>(), 1e-3);
-    CHECK((got.grads[i].second - want.grads[i].second).abs().max().item<double>() <= 1e-4 * scale);
-  }
-}
+// Relative to the tensor's largest gradient, with a floor: gradients that are zero in exact
+// arithmetic (a BatchNorm bias before another normalisation) are float noise of ~1e-8.
+void check_same(const Step& got, const Step& want) { libreyolo::test::check_same_step(got, want, 1e-3); }
 
 }  // namespace
 

@@ -24,7 +24,7 @@
 //         set_fused_kernels' `only` kernel; FusedKernels::measured.
 // ABI 11: Detector::prepare_training_forward and CaptureRegion::network_with_denoising (the
 //         DETR decoder inside the captured region, its denoising queries padded);
-//         detr::pad_denoising, detr::DenoisingInputs; DenoisingQueries::labels.
+//         detr::pad_denoising, detr::DenoisingInputs (with prepare_batch); DenoisingQueries::labels.
 
 #define LIBREYOLO_SDK_VERSION "0.1.0"
 #define LIBREYOLO_SDK_ABI_VERSION 11

@@ -12,6 +12,7 @@
 #include <torch/types.h>
 
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <optional>
 #include <utility>
@@ -19,6 +20,7 @@
 
 #include "libreyolo/sdk/detr/denoising.hpp"
 #include "libreyolo/sdk/export.hpp"
+#include "libreyolo/sdk/targets.hpp"
 
 namespace libreyolo::sdk::detr {
 
@@ -34,6 +36,11 @@ class LIBREYOLO_SDK_API DenoisingInputs {
   // the region's key: {the count of queries the layers see before the matching ones}.
   std::vector<int64_t> prepare(std::optional<DenoisingQueries> queries, int64_t batch, const torch::Device& device,
                                const Settings& settings, bool static_shapes);
+  // prepare() for a training batch, as both DETR decoders call it: make_queries (the family's
+  // own denoising queries for these targets) runs only when settings.num_denoising > 0, and
+  // without gradients (the labels are embedded inside the region; here only indices and boxes).
+  std::vector<int64_t> prepare_batch(const Targets& targets, const Settings& settings, bool static_shapes,
+                                     const std::function<std::optional<DenoisingQueries>()>& make_queries);
   bool prepared() const { return prepared_; }
   // Denoising queries the layers see (0: none) and what they read: labels to embed, box
   // logits, the attention mask over them and the matching queries.
