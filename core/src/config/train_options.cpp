@@ -92,11 +92,16 @@ std::vector<TrainOption> training_only_options() {
       {{"fused_kernels", T::choice, "measured",
         "measured: the SDK's fused CUDA kernels measured faster on an H200 (the 2x2 average pool, the SPP's max "
         "pool, the DETRs' Hungarian matching on the GPU and deformable attention's sampling); auto: every one where "
-        "built and the inputs suit it (also BatchNorm + SiLU); one kernel's name: that kernel alone; off: composed "
+        "built and the inputs suit it (also BatchNorm + SiLU, and weight_casts: float16 copies of the convolution "
+        "weights made once per step in the whole-step graph); one kernel's name: that kernel alone; off: composed "
         "PyTorch ops and host matching",
         {"measured", "off", "auto", "deform_sampling", "batch_norm_silu", "avg_pool_2x2", "max_pool_same",
-         "linear_assignment"}},
+         "linear_assignment", "weight_casts"}},
        &C::fused_kernels},
+      {{"cudnn_benchmark_limit", T::integer, "10",
+        "convolution algorithms cuDNN's benchmark times per new shape (PyTorch's cudnn.benchmark_limit; 0 = every "
+        "one: a slower first step, maybe faster convolutions)"},
+       &C::cudnn_benchmark_limit, integer_from(0, 100000)},
       {{"profile", T::boolean, "false", "profile a window of steps and print a verdict"}, &C::profile},
       {{"profile_skip", T::integer, "5", "profile=true: steps discarded before the window"}, &C::profile_skip,
        integer_from(0, kMany)},

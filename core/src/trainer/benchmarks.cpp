@@ -246,6 +246,7 @@ std::vector<optim::NamedParameter> run_side(const SessionSide& side, int warmup,
   const WeightSnapshot initial(*bench.session.model);
   timed = run_steps(bench.session, *bench.batch, warmup, steps);
   initial.restore(*bench.session.model);  // graphs recorded during the steps replay on these
+  if (bench.session.weight_copies) bench.session.weight_copies->mark_stale();
   auto grads = gradients_of_one_batch(bench.session, *bench.batch);
   if (repeat_difference)
     *repeat_difference = max_relative_difference(grads, gradients_of_one_batch(bench.session, *bench.batch)).first;

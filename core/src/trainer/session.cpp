@@ -254,6 +254,7 @@ void build_optimization(Session& s) {
   if (s.accumulate > 1) log::info("gradient accumulation: ", s.accumulate, " batches per optimizer step (nbs=", s.config.nbs, ")");
   prepare_device_step_state(s);
   s.capture = make_capture_manager(s, s.config.cuda_graph);
+  prepare_weight_copies(s);
 }
 
 // batch=-1: rank 0 (or the only process) probes its GPU; every rank gets the global batch.
@@ -292,7 +293,10 @@ void prepare_session(Session& s, const TrainRequest& request) {
   s.precision = amp::plan_precision(s.config.amp, s.config.amp_dtype, s.device, device::cuda_supports_bfloat16(s.device));
   log_precision(s.precision);
   warn_if_amp_against_family(s);
-  if (s.device.is_cuda()) at::globalContext().setBenchmarkCuDNN(!s.config.multi_scale);
+  if (s.device.is_cuda()) {
+    at::globalContext().setBenchmarkCuDNN(!s.config.multi_scale);
+    at::globalContext().setBenchmarkLimitCuDNN(s.config.cudnn_benchmark_limit);
+  }
   if (s.config.batch < 0) resolve_autobatch(s, request);
   prepare_augmentation(s);
   load_data(s, request);

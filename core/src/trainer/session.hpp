@@ -12,6 +12,7 @@
 #include "libreyolo/core/amp/grad_scaler.hpp"
 #include "libreyolo/core/capture/capture_manager.hpp"
 #include "libreyolo/core/amp/precision_plan.hpp"
+#include "libreyolo/core/amp/weight_copies.hpp"
 #include "libreyolo/core/data/dataset/dataset_config.hpp"
 #include "libreyolo/core/data/dataset/dataset_samples.hpp"
 #include "libreyolo/core/data/loader/data_loader.hpp"
@@ -93,6 +94,9 @@ struct Session {
   std::shared_ptr<sdk::Criterion> criterion;
   std::unique_ptr<capture::CaptureManager> capture;  // runs the capturable region (eager or graphed)
   std::shared_ptr<StepBuffers> step_buffers;          // whole-step mode: what its graphs read (whole_step.hpp)
+  // fused_kernels=weight_casts in whole-step mode: the convolutions read float16 copies of their
+  // weights, refreshed after each optimizer step (prepare_weight_copies, whole_step.hpp).
+  std::unique_ptr<amp::WeightCopies> weight_copies;
   profiler::StepObserver* observer = nullptr;         // set while the profiler records a window
   std::unique_ptr<optim::Optimizer> optimizer;
   std::unique_ptr<amp::GradScaler> scaler;

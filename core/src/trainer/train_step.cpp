@@ -3,6 +3,8 @@
 // same parts inside a CUDA graph.
 #include <torch/torch.h>
 
+#include <optional>
+
 #include "libreyolo/core/data/loader/network_input.hpp"
 #include "libreyolo/core/error.hpp"
 #include "libreyolo/core/log/log.hpp"
@@ -76,6 +78,7 @@ void finish_window_on_host(Session& s) {
     s.scaler->update();
     note_skip_streak(s, stepped ? 0 : s.progress.skipped_in_a_row + 1, true);
   }
+  if (s.weight_copies) s.weight_copies->refresh();
   // Every optimizer step, skipped or not, as LibreYOLO's trainer does.
   mark_phase(s, profiler::StepPhase::ema);
   if (s.ema) s.ema->update(*s.model);
@@ -107,6 +110,8 @@ torch::Tensor forward_loss_backward(Session& s, const torch::Tensor& images, con
   const auto region_key = s.model->prepare_training_forward(images, targets, s.capture->active());
   {
     amp::AutocastScope autocast(s.precision);
+    std::optional<amp::WeightCopies::Swap> copies;
+    if (s.weight_copies) copies.emplace(*s.weight_copies);
     auto features = s.capture->forward(images, region_key);
     mark_phase(s, StepPhase::remainder);
     outputs = s.model->forward_remainder(std::move(features), &targets);
@@ -116,6 +121,7 @@ torch::Tensor forward_loss_backward(Session& s, const torch::Tensor& images, con
   mark_phase(s, StepPhase::backward);
   s.gradients_clear = false;
   s.scaler->scale(loss.total / static_cast<double>(window_size)).backward();
+  if (s.weight_copies) s.weight_copies->pass_gradients();
   std::vector<torch::Tensor> parts;
   for (const auto& component : loss.components) parts.push_back(component.second.detach().to(torch::kFloat32).reshape({}));
   return torch::stack(parts);
@@ -147,6 +153,7 @@ void finish_window_on_device(Session& s) {
   }
   count_skipped_steps_on_device(s);  // before update() clears the inf flag
   s.scaler->update();
+  if (s.weight_copies) s.weight_copies->refresh();
   mark_phase(s, profiler::StepPhase::ema);
   if (s.ema) s.ema->apply(*s.model);  // its decay: ModelEma::advance, before the step
 }

@@ -146,6 +146,7 @@ void restore_training_state(Session& s, const checkpoint::Checkpoint& saved) {
   }
   const auto& t = *saved.train;
   checkpoint::load_state_dict_into(*s.model, t.train_model, /*strict=*/true, "last.pt (training weights)");
+  if (s.weight_copies) s.weight_copies->mark_stale();
   if (s.ema && t.ema) {
     s.ema->load_state(to_named(t.ema->weights));
     s.ema->set_updates(t.ema->updates);

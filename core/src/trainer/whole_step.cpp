@@ -3,6 +3,8 @@
 #include <torch/torch.h>
 
 #include "libreyolo/core/data/loader/network_input.hpp"
+#include "libreyolo/core/log/log.hpp"
+#include "libreyolo/sdk/fused_kernels.hpp"
 
 namespace libreyolo::core::trainer {
 namespace {
@@ -88,6 +90,24 @@ void prepare_device_step_state(Session& s) {
   if (s.ema && !s.ema->use_device_decay()) s.optimizer->drop_device_lr();
 }
 
+void prepare_weight_copies(Session& s) {
+  if (!sdk::fused_kernel_allowed("weight_casts") || !s.precision.autocast || !s.device.is_cuda()) return;
+  // The network-region graph adds the gradients into the parameters' .grad itself, and
+  // distributed training averages them as autograd makes them: both need autograd's own casts.
+  std::string refusal;
+  if (!s.capture->whole_step()) refusal = "only the whole-step graph (a family with capture region `step`, cuda_graph=true) uses them";
+  if (s.gradient_sync) refusal = "distributed training averages the gradients as autograd makes them";
+  if (!refusal.empty()) {
+    log::info("fused_kernels: the convolution weights are cast per layer (", refusal, ")");
+    return;
+  }
+  auto copies = std::make_unique<amp::WeightCopies>(*s.model, s.precision.dtype);
+  if (copies->layers() == 0) return;
+  log::info("fused_kernels: ", copies->layers(), " convolutions read ", s.precision.dtype == torch::kBFloat16 ? "bfloat16" : "float16",
+            " copies of their weights, refreshed in one launch per optimizer step");
+  s.weight_copies = std::move(copies);
+}
+
 std::optional<torch::Tensor> whole_step(Session& s, const data::Batch& batch, const optim::AccumulationWindow& window) {
   if (!s.capture->whole_step() || s.multi_scale) return std::nullopt;
   if (!s.step_buffers) s.step_buffers = std::make_shared<StepBuffers>();
@@ -99,6 +119,7 @@ std::optional<torch::Tensor> whole_step(Session& s, const data::Batch& batch, co
   StepInputs& in = inputs_for(s, *s.step_buffers, key, images, batch);
   fill_inputs(in, images, batch);
   if (window.ends_window && s.ema) s.ema->advance();  // the host half of the EMA's move
+  if (s.weight_copies) s.weight_copies->refresh_if_stale();  // a replay could not notice
   mark_phase(s, profiler::StepPhase::forward);      // a replay's whole time
   s.capture->run_step(key, [&s, &in, window, fresh] { step_from_inputs(s, in, window, fresh); },
                       [&s] { s.scaler->forget_unscale(); });

@@ -49,6 +49,12 @@ std::string whole_step_refusal(const Session& session);
 // Call once the optimizer, scaler and EMA exist, before the capture manager is made.
 void prepare_device_step_state(Session& session);
 
+// fused_kernels=weight_casts (docs/fused-kernels.md, "Weight casts"): in whole-step mode under
+// autocast, the session's convolutions read low-precision copies of their weights instead of
+// casting them one by one in every forward. Says in one line what it did or why not. Call after
+// the capture manager is made.
+void prepare_weight_copies(Session& session);
+
 // One training step through the capture manager's whole-step mode: eager, recorded or replayed.
 // nullopt when the session is not in that mode or this batch needs the ordinary step
 // (multi-scale); the caller runs train_step's eager path then.

@@ -137,7 +137,8 @@ TEST_CASE("option list: every TrainConfig member but user_set is an option's") {
                weight_decay, warmup_lr_start, min_lr_ratio, nesterov, warmup_epochs, no_aug_epochs, nbs,
                aug_stop_epoch_ratio, clip_grad,
                mosaic_prob, mixup_prob, hsv_prob, flip_prob, degrees, translate, shear, mosaic_scale, mixup_scale,
-               multi_scale, ema, amp, cuda_graph, profile, sync_bn, ema_decay, amp_dtype, fused_kernels, profile_skip, profile_steps,
+               multi_scale, ema, amp, cuda_graph, profile, sync_bn, ema_decay, amp_dtype, fused_kernels, cudnn_benchmark_limit,
+               profile_skip, profile_steps,
                ddp_timeout, project, name, exist_ok, verbose, resume, val, plots, save_period, eval_interval, patience,
                log_interval, seed, cfg, plugin_dir, user_set] = config;
   const std::set<const void*> members = {
@@ -145,7 +146,7 @@ TEST_CASE("option list: every TrainConfig member but user_set is an option's") {
       &weight_decay, &warmup_lr_start, &min_lr_ratio, &nesterov, &warmup_epochs, &no_aug_epochs, &nbs,
       &aug_stop_epoch_ratio, &clip_grad,
       &mosaic_prob, &mixup_prob, &hsv_prob, &flip_prob, &degrees, &translate, &shear, &mosaic_scale, &mixup_scale,
-      &multi_scale, &ema, &amp, &cuda_graph, &profile, &sync_bn, &ema_decay, &amp_dtype, &fused_kernels, &profile_skip,
+      &multi_scale, &ema, &amp, &cuda_graph, &profile, &sync_bn, &ema_decay, &amp_dtype, &fused_kernels, &cudnn_benchmark_limit, &profile_skip,
       &profile_steps, &ddp_timeout, &project, &name, &exist_ok, &resume, &verbose, &val, &plots, &save_period, &eval_interval,
       &patience, &log_interval, &seed, &cfg, &plugin_dir};
   std::set<const void*> bound;

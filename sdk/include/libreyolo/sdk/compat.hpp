@@ -3,8 +3,11 @@
 // 1.13 (CPU, CI) and PyTorch 2.11's (CUDA 13, the GPU machine). Nothing else in the project
 // tests a version macro.
 
+#include <ATen/Functions.h>
 #include <ATen/autocast_mode.h>
 #include <torch/version.h>
+
+#include <vector>
 
 #define LIBREYOLO_TORCH_AT_LEAST(major, minor) \
   (TORCH_VERSION_MAJOR > (major) ||            \
@@ -44,6 +47,17 @@ inline at::ScalarType cuda_autocast_dtype() {
   return at::autocast::get_autocast_dtype(at::kCUDA);
 #else
   return at::autocast::get_autocast_gpu_dtype();
+#endif
+}
+
+// dst[i].copy_(src[i]) for every i, converting the type where they differ. PyTorch 2.1 added
+// at::_foreach_copy_ (one multi-tensor launch on CUDA, converting too); 1.13 copies one by one.
+inline void copy_tensors(std::vector<at::Tensor>& dst, const std::vector<at::Tensor>& src) {
+  if (dst.empty()) return;  // _foreach_* refuse empty lists
+#if LIBREYOLO_TORCH_AT_LEAST(2, 1)
+  at::_foreach_copy_(dst, src);
+#else
+  for (std::size_t i = 0; i < dst.size(); ++i) dst[i].copy_(src[i]);
 #endif
 }
 

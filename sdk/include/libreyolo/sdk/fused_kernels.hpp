@@ -27,8 +27,10 @@ LIBREYOLO_SDK_API FusedKernels fused_kernels();
 LIBREYOLO_SDK_API bool fused_kernel_allowed(const char* name);
 
 // The kernels' names, as the host's fused_kernels option takes them.
+// weight_casts is the host's, not a kernel of the SDK's: autocast's per-layer casts of the
+// convolution weights as one multi-tensor launch per step (core/amp/weight_copies.hpp).
 inline constexpr const char* kFusedKernelNames[] = {"deform_sampling", "batch_norm_silu", "avg_pool_2x2",
-                                                    "max_pool_same", "linear_assignment"};
+                                                    "max_pool_same", "linear_assignment", "weight_casts"};
 // Those measured faster on an H200 and equal within tolerance (docs/fused-kernels.md): the 2x2
 // average pool (YOLOv9-t's step 26.4 -> 25.4 ms), the same-size max pool (YOLOX-s's step 17.58 ->
 // 16.52 ms), the GPU Hungarian matching (the host solver's assignment bit for bit; RT-DETR-r18's

@@ -44,6 +44,7 @@ struct TrainConfig {
   double ema_decay{};
   std::string amp_dtype;
   std::string fused_kernels;  // measured, off, auto or one kernel's name (sdk/fused_kernels.hpp)
+  int cudnn_benchmark_limit{};  // convolution algorithms cuDNN's benchmark tries per shape; 0 = all
   int profile_skip{}, profile_steps{};  // profile=true: steps discarded, then measured
   int ddp_timeout{};                    // seconds: multi-GPU collectives wait this long at most
   // Run folder, checkpoints, evaluation, logging.
