@@ -35,10 +35,11 @@ inline constexpr const char* kFusedKernelNames[] = {"deform_sampling", "batch_no
 // average pool (YOLOv9-t's step 26.4 -> 25.4 ms), the same-size max pool (YOLOX-s's step 17.58 ->
 // 16.52 ms), the GPU Hungarian matching (the host solver's assignment bit for bit; RT-DETR-r18's
 // step 40.1 -> 35.5 ms, D-FINE-n's 49.0 -> 36.7 ms) and, once that matching left the step
-// GPU-bound, the deformable sampling (RT-DETR-r18 end to end 474 -> 562 images/s). Not BatchNorm
-// + SiLU (the step slower).
+// GPU-bound, the deformable sampling (RT-DETR-r18 end to end 474 -> 562 images/s), and the
+// weight casts as one launch (the same bits; YOLOv9-t's step 24.37 -> 23.48 ms, YOLOX-s's 16.42
+// -> 16.14 ms). Not BatchNorm + SiLU (the step slower).
 inline constexpr const char* kMeasuredFasterKernels[] = {"avg_pool_2x2", "max_pool_same", "linear_assignment",
-                                                         "deform_sampling"};
+                                                         "deform_sampling", "weight_casts"};
 // True when this SDK was compiled with its CUDA kernels (a CUDA LibTorch and nvcc).
 LIBREYOLO_SDK_API bool fused_kernels_built();
 
