@@ -90,8 +90,10 @@ bool check(int64_t channels, int64_t size) {
 
 int main() {
   if (!tools::fused_kernels_runnable()) return 77;
-  // YOLOv9-t's widths at strides 2 to 16 for a 640 px input.
-  const std::vector<std::pair<int64_t, int64_t>> cases = {{32, 320}, {64, 160}, {128, 80}, {256, 40}};
+  // Widths at strides 2 to 16 for a 640 px input, then YOLOv9-t's smaller layers (most of its
+  // 221 BatchNorms are at 40 x 40 and 20 x 20, where one launch a direction matters most).
+  const std::vector<std::pair<int64_t, int64_t>> cases = {{32, 320}, {64, 160}, {128, 80}, {256, 40},
+                                                          {16, 320}, {32, 80}, {64, 40}, {64, 20}, {128, 20}};
   bool all = true;
   for (const auto& [channels, size] : cases) all = check(channels, size) && all;
   return all ? 0 : 1;
