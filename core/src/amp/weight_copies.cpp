@@ -59,6 +59,9 @@ void WeightCopies::point_members_at(const std::vector<torch::Tensor>& tensors) {
 
 WeightCopies::Swap::Swap(WeightCopies& copies) : copies_(copies) {
   copies_.refresh_if_stale();
+  // Normally pass_gradients has emptied them; after a step that failed between its backward and
+  // that call (a recording that fell back to eager), leftovers would be added into this one's.
+  for (auto& copy : copies_.copies_) copy.mutable_grad().reset();
   copies_.point_members_at(copies_.copies_);
 }
 

@@ -107,6 +107,16 @@ TEST_CASE("weight copies on the CPU: float32 weights read as float64 copies") {
     torch::NoGradGuard no_grad;
     CHECK(torch::equal(model->forward(x), cast_forward(*reference, x, torch::kFloat64)));
   }
+  SUBCASE("a gradient a failed step left in the copies does not reach the next step") {
+    {
+      amp::WeightCopies::Swap swap(copies);
+      model->forward(x).square().sum().backward();  // no pass_gradients: the step "failed" here
+    }
+    const auto expected = cast_forward(*reference, x, torch::kFloat64).square().sum();
+    expected.backward();
+    copies_step(*model, copies, x);
+    check_same_gradients(*model, *reference);
+  }
   SUBCASE("an exception inside the swap still puts the float32 weights back") {
     try {
       amp::WeightCopies::Swap swap(copies);

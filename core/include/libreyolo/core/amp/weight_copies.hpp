@@ -50,7 +50,8 @@ class WeightCopies {
 
   // While alive, the layers' `weight` and `bias` members are the copies (their registered
   // parameters stay the float32 tensors: checkpoints, the EMA and the optimizer never see the
-  // copies). Refreshes first if stale. Restores the members on exit, exceptions included.
+  // copies). Refreshes first if stale and drops any gradient a failed step left in the copies.
+  // Restores the members on exit, exceptions included.
   class Swap {
    public:
     explicit Swap(WeightCopies& copies);
