@@ -1,0 +1,20 @@
+# Planned for the nineteenth session's first call (written in the eighteenth, not run yet): cold
+# build and the whole cuda ctest (new since the last GPU run: the weight copies drop gradients a
+# failed step left, df7ec75; the revert of the one-launch BatchNorm + SiLU, 40267f9); then
+# RT-DETR-r18's and D-FINE-n's pairs with the plain defaults (no fused_kernels option: the
+# default list naming linear_assignment and deform_sampling, timed in the seventeenth session only
+# as `auto`), each beside LibreYOLO's trainer in this call; YOLOv9-t's whole step with eager
+# capture compared (bench capture: eager per-layer casts against the graph's weight copies).
+source .gpu/common.sh
+stamp "start"
+cold_start
+common="data=$W/coco128x8/data.yaml imgsz=640 batch=16 workers=16 cache=ram device=0 project=/tmp/runs cuda_graph=true"
+timeout 100 $H bench capture model=yolo9t $common steps=40 warmup=10 > $W/c.log 2>&1
+stamp "capture yolo9t rc=$?: $(grep -E 'speedup' $W/c.log | cut -c1-300)"; cat $W/c.log >> $OUT/capture.log
+eval "$(sed -n '/^pair() {/,/^}/p' .gpu/run17a.sh)"
+PAIR_DEADLINE=420
+pair rtdetrr18 rtdetr:r18:16 75 45 3 1
+grep -E "fused_kernels:" /tmp/runs/e2e_rtdetrr18/*.log 2>/dev/null | head -3 >> $OUT/notes.txt
+PAIR_DEADLINE=400
+pair dfinen dfine:n:16 120 60 2 0
+stamp "end"
