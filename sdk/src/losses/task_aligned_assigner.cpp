@@ -4,6 +4,8 @@
 
 #include <algorithm>
 
+#include "libreyolo/sdk/losses/task_aligned_metric.hpp"
+
 namespace libreyolo::sdk::losses {
 
 namespace {
@@ -44,34 +46,20 @@ Assignment TaskAlignedAssigner::operator()(const torch::Tensor& pred_scores_in, 
               "TaskAlignedAssigner: anchor_points must be [A, 2], got ", anchor_points.sizes());
   TORCH_CHECK(gt_boxes.dim() == 3 && gt_boxes.size(0) == batch && gt_boxes.size(2) == 4,
               "TaskAlignedAssigner: gt_boxes must be [B, M, 4], got ", gt_boxes.sizes());
-  const auto anchor_strides = anchor_strides_in.detach().to(torch::kFloat32).reshape({1, 1, anchors});
+  const auto anchor_strides = anchor_strides_in.detach().to(torch::kFloat32).reshape({anchors});
   const auto labels = gt_labels_in.detach().to(torch::kLong).clamp(0, classes - 1);   // [B, M]
   const auto gt_valid = gt_valid_in.to(torch::kBool);                                // [B, M]
 
-  // 1. Candidates [B, M, A]: anchor inside the box, and within reach of the distance head.
-  const auto ax = anchor_points.select(1, 0).view({1, 1, anchors});
-  const auto ay = anchor_points.select(1, 1).view({1, 1, anchors});
-  const auto x1 = gt_boxes.select(2, 0).unsqueeze(2), y1 = gt_boxes.select(2, 1).unsqueeze(2);
-  const auto x2 = gt_boxes.select(2, 2).unsqueeze(2), y2 = gt_boxes.select(2, 3).unsqueeze(2);
-  // Each distance once: the loss runs eagerly on the host's time (four fewer launches).
-  const auto to_left = ax - x1, to_right = x2 - ax, to_top = ay - y1, to_bottom = y2 - ay;
-  const auto dx_min = torch::min(to_left, to_right), dy_min = torch::min(to_top, to_bottom);
-  auto candidates = torch::min(dx_min, dy_min) >= 0;
-  if (options_.max_distance > 0) {
-    const auto farthest = torch::max(torch::max(to_left, to_right), torch::max(to_top, to_bottom)) / anchor_strides;
-    candidates = candidates & (farthest <= options_.max_distance);
-  }
-  candidates = candidates & gt_valid.unsqueeze(2);
-
-  // Alignment metric [B, M, A]; zero on padding rows.
-  const auto iou = pairwise_box_iou(gt_boxes, pred_boxes, options_.iou_kind).clamp(0.0, 1.0);
-  const auto score = pred_scores.transpose(1, 2).gather(1, labels.unsqueeze(2).expand({batch, rows, anchors}));
-  const auto metric = score.pow(options_.score_power) * iou.pow(options_.iou_power) *
-                      gt_valid.unsqueeze(2).to(torch::kFloat32);
+  // 1. Candidates, IoU and alignment metric [B, M, A] (task_aligned_metric.hpp: one fused
+  //    kernel where the fused_kernels policy allows it, the same bits as the composed ops).
+  const auto aligned = task_aligned_metric(
+      {pred_scores, pred_boxes, anchor_points, anchor_strides, labels, gt_boxes, gt_valid}, options_);
+  const auto& iou = aligned.iou;
+  const auto& metric = aligned.metric;
 
   // 2. Top-k candidates per gt, with metric > 0.
   const int64_t k = std::min(options_.topk, anchors);
-  const auto top = (metric * candidates.to(torch::kFloat32)).topk(k, -1);
+  const auto top = aligned.candidate_metric.topk(k, -1);
   auto positive = torch::zeros_like(metric).scatter(-1, std::get<1>(top), std::get<0>(top)) > 0;
 
   // 3. A gt with no positive anchor takes its best anchor overall (if its metric is > 0).

@@ -2,7 +2,8 @@
 // Whether the SDK's hand-written fused CUDA kernels replace their composed PyTorch versions
 // (deformable attention's sampling, detr/ms_deform_attn.hpp; BatchNorm + SiLU,
 // batch_norm_silu.hpp; the 2x2 average pool, avg_pool_2x2.hpp; the same-size max pool,
-// max_pool_same.hpp; the DETRs' Hungarian matching, detr/batched_matching.hpp). A process-wide policy that the
+// max_pool_same.hpp; the DETRs' Hungarian matching, detr/batched_matching.hpp; the task-aligned
+// assigner's metric, losses/task_aligned_metric.hpp). A process-wide policy that the
 // host sets from the `fused_kernels` option before it builds a model; families never choose it.
 // A kernel runs by default (`measured`) only once it is measured faster in the training step and
 // equal within tolerance on the GPU (docs/fused-kernels.md); `when_built` runs every one.
@@ -29,8 +30,9 @@ LIBREYOLO_SDK_API bool fused_kernel_allowed(const char* name);
 // The kernels' names, as the host's fused_kernels option takes them.
 // weight_casts is the host's, not a kernel of the SDK's: autocast's per-layer casts of the
 // convolution weights as one multi-tensor launch per step (core/amp/weight_copies.hpp).
-inline constexpr const char* kFusedKernelNames[] = {"deform_sampling", "batch_norm_silu", "avg_pool_2x2",
-                                                    "max_pool_same", "linear_assignment", "weight_casts"};
+inline constexpr const char* kFusedKernelNames[] = {"deform_sampling",   "batch_norm_silu", "avg_pool_2x2",
+                                                    "max_pool_same",     "linear_assignment", "weight_casts",
+                                                    "task_aligned_metric"};
 // Those measured faster on an H200 and equal within tolerance (docs/fused-kernels.md): the 2x2
 // average pool (YOLOv9-t's step 26.4 -> 25.4 ms), the same-size max pool (YOLOX-s's step 17.58 ->
 // 16.52 ms), the GPU Hungarian matching (the host solver's assignment bit for bit; RT-DETR-r18's
