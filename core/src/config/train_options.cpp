@@ -91,8 +91,9 @@ std::vector<TrainOption> training_only_options() {
       {{"cuda_graph", T::boolean, "false", "capture the network into a CUDA graph"}, &C::cuda_graph},
       {{"fused_kernels", T::choice, "measured",
         "measured: the fused kernels measured faster on an H200 (the 2x2 average pool, the SPP's max pool, the "
-        "DETRs' Hungarian matching on the GPU and deformable attention's sampling, and weight_casts: in the "
-        "whole-step graph the convolutions read float16 copies of their weights made in one launch per step); "
+        "DETRs' Hungarian matching on the GPU and deformable attention's sampling, the task-aligned assigner's "
+        "metric, and weight_casts: in the whole-step graph the convolutions read float16 copies of their weights "
+        "made in one launch per step); "
         "auto: every one where built and the inputs suit it (also BatchNorm + SiLU); one kernel's name: that "
         "kernel alone; off: composed PyTorch ops, per-layer casts and host matching",
         {"measured", "off", "auto", "deform_sampling", "batch_norm_silu", "avg_pool_2x2", "max_pool_same",

@@ -19,7 +19,8 @@ struct PolicyGuard {  // the policy is process-wide: leave it as found
 TEST_CASE("fused_kernels policy: measured allows the measured list only, a name allows that kernel alone") {
   {
     const PolicyGuard measured(sdk::FusedKernels::measured, "");
-    for (const char* name : {"avg_pool_2x2", "max_pool_same", "linear_assignment", "deform_sampling"})
+    for (const char* name :
+         {"avg_pool_2x2", "max_pool_same", "linear_assignment", "deform_sampling", "weight_casts", "task_aligned_metric"})
       CHECK_MESSAGE(sdk::fused_kernel_allowed(name), name);
     CHECK_FALSE(sdk::fused_kernel_allowed("batch_norm_silu"));
   }

@@ -39,9 +39,10 @@ inline constexpr const char* kFusedKernelNames[] = {"deform_sampling",   "batch_
 // step 40.1 -> 35.5 ms, D-FINE-n's 49.0 -> 36.7 ms) and, once that matching left the step
 // GPU-bound, the deformable sampling (RT-DETR-r18 end to end 474 -> 562 images/s), and the
 // weight casts as one launch (the same bits; YOLOv9-t's step 24.37 -> 23.48 ms, YOLOX-s's 16.42
-// -> 16.14 ms). Not BatchNorm + SiLU (the step slower).
+// -> 16.14 ms), and the task-aligned assigner's metric in one kernel (the same bits; YOLOv9-t's
+// GPU time 24.06 -> 22.97 ms a step). Not BatchNorm + SiLU (the step slower).
 inline constexpr const char* kMeasuredFasterKernels[] = {"avg_pool_2x2", "max_pool_same", "linear_assignment",
-                                                         "deform_sampling", "weight_casts"};
+                                                         "deform_sampling", "weight_casts", "task_aligned_metric"};
 // True when this SDK was compiled with its CUDA kernels (a CUDA LibTorch and nvcc).
 LIBREYOLO_SDK_API bool fused_kernels_built();
 
