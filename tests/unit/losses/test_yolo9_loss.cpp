@@ -157,3 +157,24 @@ TEST_CASE("yolo9 criterion: targets padded to a larger capacity give the same lo
     CHECK(torch::allclose(a[level].grad(), b[level].grad(), 1e-5, 1e-7));
   MESSAGE("bitwise equal: ", torch::equal(out_a.total, out_b.total));
 }
+
+TEST_CASE("yolo9 criterion: float16 outputs give the loss of their float32 values, and its gradients cast back") {
+  // The criterion casts the concatenated outputs once (yolo9_loss.cpp); the values and gradients
+  // must be those of casting each level, i.e. of float32 outputs holding the float16 values.
+  auto criterion = libreyolo::families::yolo9::make_yolo9_criterion(kClasses, kRegMax, {8, 16, 32});
+  const auto images = torch::zeros({3, 3, 64, 64});
+  std::vector<torch::Tensor> half, single;
+  for (const auto& level : random_outputs(3, 9)) {
+    half.push_back(level.detach().to(torch::kHalf).requires_grad_(true));
+    single.push_back(half.back().detach().to(torch::kFloat32).requires_grad_(true));
+  }
+  const auto from_half = (*criterion)(half, some_targets(), images);
+  const auto from_single = (*criterion)(single, some_targets(), images);
+  CHECK(torch::equal(from_half.total, from_single.total));
+  from_half.total.backward();
+  from_single.total.backward();
+  for (size_t i = 0; i < half.size(); ++i) {
+    CHECK((half[i].grad().scalar_type() == torch::kHalf));
+    CHECK(torch::equal(half[i].grad(), single[i].grad().to(torch::kHalf)));
+  }
+}
