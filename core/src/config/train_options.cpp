@@ -97,7 +97,7 @@ std::vector<TrainOption> training_only_options() {
         "auto: every one where built and the inputs suit it (also BatchNorm + SiLU); one kernel's name: that "
         "kernel alone; off: composed PyTorch ops, per-layer casts and host matching",
         {"measured", "off", "auto", "deform_sampling", "batch_norm_silu", "avg_pool_2x2", "max_pool_same",
-         "linear_assignment", "weight_casts", "task_aligned_metric"}},
+         "linear_assignment", "weight_casts", "task_aligned_metric", "task_aligned_selection"}},
        &C::fused_kernels},
       {{"cudnn_benchmark_limit", T::integer, "10",
         "convolution algorithms cuDNN's benchmark times per new shape (PyTorch's cudnn.benchmark_limit; 0 = every "
