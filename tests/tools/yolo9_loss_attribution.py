@@ -21,6 +21,7 @@ import torch.nn.functional as F
 from torch.profiler import ProfilerActivity, profile, record_function
 
 REG_MAX, CLASSES, STRIDES, EPS = 16, 80, (8, 16, 32), 1e-7
+STAGES = ("prep", "assign.metric", "assign.select", "loss.cls", "loss.box", "loss.dfl")
 
 
 def box_iou(a, b, kind="ciou", eps=EPS):
@@ -134,12 +135,12 @@ def inputs(batch, rows, device):
     return outputs, gt, counts, (points, strides, points_grid, cells)
 
 
-def report(prof, steps):
+def report(prof, steps, stages=STAGES):
     ranges, node_time, op_time, op_count = defaultdict(float), defaultdict(float), defaultdict(float), defaultdict(int)
     for event in prof.events():
         if event.device_type.name != "CPU":
             continue
-        if event.name in ("prep", "assign.metric", "assign.select", "loss.cls", "loss.box", "loss.dfl"):
+        if event.name in stages:
             ranges[event.name] += event.device_time_total
         if event.name.startswith("autograd::engine::evaluate_function: "):
             node_time[event.name.split(": ", 1)[1]] += event.device_time_total
