@@ -94,7 +94,8 @@ std::vector<TrainOption> training_only_options() {
         "DETRs' Hungarian matching on the GPU and deformable attention's sampling, the task-aligned assigner's "
         "metric, and weight_casts: in the whole-step graph the convolutions read float16 copies of their weights "
         "made in one launch per step); "
-        "auto: every one where built and the inputs suit it (also BatchNorm + SiLU); one kernel's name: that "
+        "auto: every one where built and the inputs suit it (also BatchNorm + SiLU and the untested "
+        "task_aligned_selection); one kernel's name: that "
         "kernel alone; off: composed PyTorch ops, per-layer casts and host matching",
         {"measured", "off", "auto", "deform_sampling", "batch_norm_silu", "avg_pool_2x2", "max_pool_same",
          "linear_assignment", "weight_casts", "task_aligned_metric", "task_aligned_selection"}},
