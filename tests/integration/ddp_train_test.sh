@@ -2,7 +2,7 @@
 # Multi-process training through the CLI on the CPU (Gloo): two ranks started the way torchrun
 # starts them (RANK, LOCAL_RANK, WORLD_SIZE, MASTER_ADDR, MASTER_PORT), then the checks that need
 # no GPU: one run folder, rank 0's side effects only, the non-divisible batch message, the
-# recursion guard, and a killed rank ending its peer promptly.
+# recursion guard, a killed rank ending its peer promptly, and a stopped rank ending it after ddp_timeout.
 # Usage: ddp_train_test.sh HOST SOURCE_DIR WORK_DIR
 set -euo pipefail
 host=$1; src=$2; work=$3
@@ -73,3 +73,21 @@ elapsed=$(( $(date +%s) - killed_at ))
 [ "$elapsed" -le 60 ] || fail "rank 0 took ${elapsed}s to notice the dead rank"
 grep -q "a distributed .* failed" kill_rank0.log || fail "rank 0's error does not say a collective failed"
 echo "ok: killing rank 1 ended rank 0 after ${elapsed}s with: $(grep -o 'a distributed [a-z-]* failed' kill_rank0.log | head -1)"
+
+# 5. A rank that stops answering (SIGSTOP: alive, sockets open, as a deadlocked or stuck rank
+#    looks): its peer's next collective gives up after ddp_timeout with a message naming it,
+#    instead of hanging.
+port=$((port + 1))
+log_prefix=stuck_rank
+start_rank 0 batch=8 epochs=50 eval_interval=50 name=stuck ddp_timeout=20; pid0=$!
+start_rank 1 batch=8 epochs=50 eval_interval=50 name=stuck ddp_timeout=20; pid1=$!
+for _ in $(seq 1 300); do grep -q "^epoch 1/50" stuck_rank0.log 2>/dev/null && break; sleep 0.5; done
+kill -STOP $pid1 2>/dev/null || true
+stopped_at=$(date +%s)
+if wait $pid0; then kill -9 $pid1 2>/dev/null; fail "rank 0 finished although rank 1 was stopped"; fi
+elapsed=$(( $(date +%s) - stopped_at ))
+kill -9 $pid1 2>/dev/null || true; wait $pid1 2>/dev/null || true
+[ "$elapsed" -le 60 ] || fail "rank 0 took ${elapsed}s to give up on the stopped rank (ddp_timeout=20)"
+grep -q "a distributed .* failed" stuck_rank0.log || fail "rank 0's error does not say a collective failed"
+grep -q "ddp_timeout" stuck_rank0.log || fail "rank 0's error does not name ddp_timeout"
+echo "ok: stopping rank 1 ended rank 0 after ${elapsed}s (ddp_timeout=20) with: $(grep -o 'a distributed [a-z-]* failed: .*' stuck_rank0.log | head -1 | cut -c1-160)"

@@ -6,6 +6,7 @@
 #include <torch/csrc/distributed/c10d/Store.hpp>
 #include <torch/csrc/distributed/c10d/Types.hpp>
 
+#include <cctype>
 #include <exception>
 #include <string>
 #include <utility>
@@ -16,10 +17,24 @@
 
 namespace libreyolo::core::distributed {
 
+// Whether a backend's error says the collective waited past ddp_timeout (Gloo: "Timed out
+// waiting ...ms for recv"; NCCL's watchdog: "... ran for ... milliseconds before timing out").
+inline bool says_timeout(std::string text) {
+  for (auto& c : text) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return text.find("timed out") != std::string::npos || text.find("timing out") != std::string::npos ||
+         text.find("timeout") != std::string::npos;
+}
+
 // A failed collective: a peer died, the network broke, or the timeout passed.
 inline Error collective_failure(const std::string& operation, const std::exception& e) {
   std::string detail = e.what();
   detail = detail.substr(0, detail.find('\n'));
+  if (says_timeout(detail))
+    return Error("a distributed " + operation + " failed: " + detail,
+                 "another rank did not reach this collective within ddp_timeout: it is stuck (stopped, deadlocked, "
+                 "waiting on a full disk) or much slower than this one",
+                 "read the other ranks' output for where they stopped (spawned workers log to <run>/ddp/rank<N>.log); "
+                 "if a rank is legitimately slow between collectives, raise ddp_timeout (seconds)");
   return Error("a distributed " + operation + " failed: " + detail,
                "another rank stopped (crashed, was killed or ran out of memory) or the connection between ranks broke",
                "read the other ranks' output for the first error (spawned workers log to <run>/ddp/rank<N>.log)");
