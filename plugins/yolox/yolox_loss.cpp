@@ -44,13 +44,20 @@ class YoloxCriterion : public sdk::Criterion {
     for (const auto& level : outputs)
       TORCH_CHECK(level.dim() == 4 && level.size(1) == 5 + num_classes_, "YOLOX criterion: each output must be [B, ",
                   5 + num_classes_, " (5 + nc), H, W], got ", level.sizes());
-    const auto p = flatten_outputs(outputs);  // [B, A, 5 + C] float32
     const auto& [grid, strides] = grid_for(outputs);
-    const auto raw_box = p.narrow(2, 0, 4);
-    const auto obj_logit = p.select(2, 4);
-    const auto cls_logit = p.narrow(2, 5, num_classes_);
-    const auto pred_boxes =
-        torch::cat({(raw_box.narrow(2, 0, 2) + grid) * strides, torch::exp(raw_box.narrow(2, 2, 2)) * strides}, 2);
+    // One float32 cast of the concatenated levels (a cast is elementwise: the values of casting
+    // each level), and splits rather than narrows: a narrow's backward fills a zero tensor of the
+    // whole prediction ([B, A, 5 + C]) and the fills are then added; a split's backward is one
+    // concatenation.
+    std::vector<torch::Tensor> flat;
+    for (const auto& level : outputs) flat.push_back(level.flatten(2));  // [B, 5 + C, H*W]
+    const auto p = torch::cat(flat, 2).to(torch::kFloat32).transpose(1, 2);  // [B, A, 5 + C]
+    const auto parts = p.split_with_sizes({4, 1, num_classes_}, 2);
+    const auto& raw_box = parts[0];
+    const auto obj_logit = parts[1].squeeze(2);
+    const auto& cls_logit = parts[2];
+    const auto box_parts = raw_box.split_with_sizes({2, 2}, 2);
+    const auto pred_boxes = torch::cat({(box_parts[0] + grid) * strides, torch::exp(box_parts[1]) * strides}, 2);
 
     const auto gt = targets.boxes.to(torch::kFloat32);
     const auto gt_boxes = gt.narrow(2, 1, 4);  // [B, M, 4] cx, cy, w, h

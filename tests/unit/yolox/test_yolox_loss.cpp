@@ -282,3 +282,30 @@ TEST_CASE("yolox criterion: targets padded to a larger capacity give the same lo
   for (size_t level = 0; level < a.size(); ++level) CHECK(torch::allclose(a[level].grad(), b[level].grad(), 1e-5, 1e-7));
   MESSAGE("bitwise equal: ", torch::equal(out_a.total, out_b.total));
 }
+
+TEST_CASE("yolox criterion: float16 outputs give the loss of their float32 values, and its gradients cast back") {
+  // The criterion casts the concatenated outputs once and splits them (yolox_loss.cpp); the values
+  // and gradients must be those of casting each level, i.e. of float32 outputs holding the
+  // float16 values, L1 term included.
+  torch::manual_seed(9);
+  const int64_t nc = 4;
+  const auto targets = sdk::pad_targets({fixture::box_rows({0.f, 20, 20, 24, 16, 3.f, 40, 44, 30, 36}),
+                                         torch::zeros({0, 5}), fixture::box_rows({1.f, 32, 32, 60, 56})},
+                                        torch::kCPU);
+  const auto criterion = make_yolox_criterion(nc, l1_switch(true));
+  std::vector<torch::Tensor> half, single;
+  for (const int64_t side : {8, 4, 2}) {
+    half.push_back((torch::randn({3, 5 + nc, side, side}) * 0.5).to(torch::kHalf).requires_grad_(true));
+    single.push_back(half.back().detach().to(torch::kFloat32).requires_grad_(true));
+  }
+  const auto from_half = (*criterion)(half, targets, torch::zeros({3, 3, 64, 64}));
+  const auto from_single = (*criterion)(single, targets, torch::zeros({3, 3, 64, 64}));
+  CHECK(torch::equal(from_half.total, from_single.total));
+  CHECK(components(from_half).at("l1") > 0.0);
+  from_half.total.backward();
+  from_single.total.backward();
+  for (size_t i = 0; i < half.size(); ++i) {
+    CHECK((half[i].grad().scalar_type() == torch::kHalf));
+    CHECK(torch::equal(half[i].grad(), single[i].grad().to(torch::kHalf)));
+  }
+}
