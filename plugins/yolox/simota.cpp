@@ -2,37 +2,11 @@
 
 #include <torch/torch.h>
 
+#include <libreyolo/sdk/losses/simota_cost.hpp>
+
 #include <algorithm>
-#include <limits>
 
 namespace libreyolo::families::yolox {
-
-namespace {
-
-// (low, high) edges of boxes along one axis: centre -/+ size / 2, as LibreYOLO computes them.
-std::pair<torch::Tensor, torch::Tensor> edges(const torch::Tensor& boxes, int64_t axis) {
-  const auto centre = boxes.select(-1, axis), half = boxes.select(-1, axis + 2) / 2;
-  return {centre - half, centre + half};
-}
-
-}  // namespace
-
-torch::Tensor pairwise_iou_cxcywh(const torch::Tensor& a, const torch::Tensor& b) {
-  const auto [ax1, ax2] = edges(a, 0);
-  const auto [ay1, ay2] = edges(a, 1);
-  const auto [bx1, bx2] = edges(b, 0);
-  const auto [by1, by2] = edges(b, 1);
-  // [B, M, 1] against [B, 1, A]; the x and y extents are kept apart to stay at [B, M, A].
-  const auto left = torch::max(ax1.unsqueeze(2), bx1.unsqueeze(1));
-  const auto right = torch::min(ax2.unsqueeze(2), bx2.unsqueeze(1));
-  const auto top = torch::max(ay1.unsqueeze(2), by1.unsqueeze(1));
-  const auto bottom = torch::min(ay2.unsqueeze(2), by2.unsqueeze(1));
-  const auto overlaps = torch::logical_and(left < right, top < bottom).to(a.scalar_type());
-  const auto intersection = (right - left) * (bottom - top) * overlaps;
-  const auto area_a = (a.select(-1, 2) * a.select(-1, 3)).unsqueeze(2);
-  const auto area_b = (b.select(-1, 2) * b.select(-1, 3)).unsqueeze(1);
-  return intersection / (area_a + area_b - intersection);
-}
 
 SimOtaAssignment simota_assign(const torch::Tensor& pred_boxes_in, const torch::Tensor& pred_scores_in,
                                const torch::Tensor& grid_in, const torch::Tensor& strides_in,
@@ -52,37 +26,19 @@ SimOtaAssignment simota_assign(const torch::Tensor& pred_boxes_in, const torch::
   TORCH_CHECK(gt_valid.sizes() == torch::IntArrayRef({batch, rows}), "simota: gt_valid must be [B, M]");
   TORCH_CHECK(grid_in.size(0) == anchors && strides_in.numel() == anchors, "simota: grid/strides must have A rows");
 
-  const auto options_f = pred_boxes.options();
-  const auto inf = std::numeric_limits<float>::infinity();
   const auto valid = gt_valid.to(torch::kBool);
-  const auto strides = strides_in.to(options_f).reshape({1, 1, anchors});
-  const auto grid = grid_in.to(options_f);
-
-  // 1. Centre prior.
-  const auto centre_x = ((grid.select(1, 0).reshape({1, 1, anchors}) + 0.5) * strides);
-  const auto centre_y = ((grid.select(1, 1).reshape({1, 1, anchors}) + 0.5) * strides);
-  const auto radius = strides * options.center_radius;
-  const auto gx = gt_boxes.select(2, 0).unsqueeze(2), gy = gt_boxes.select(2, 1).unsqueeze(2);  // [B, M, 1]
-  auto in_centre = (centre_x - (gx - radius)) > 0;
-  in_centre = torch::logical_and(in_centre, ((gx + radius) - centre_x) > 0);
-  in_centre = torch::logical_and(in_centre, (centre_y - (gy - radius)) > 0);
-  in_centre = torch::logical_and(in_centre, ((gy + radius) - centre_y) > 0);
-  in_centre = torch::logical_and(in_centre, valid.unsqueeze(2));  // [B, M, A]
-  const auto candidates = in_centre.any(1);                        // [B, A]
-  const auto pair_valid = torch::logical_and(valid.unsqueeze(2), candidates.unsqueeze(1));  // [B, M, A]
-
-  // 2. Cost. The class term sum_c BCE(p_c, onehot_c) is split into the all-negative sum plus the
-  // correction at the gt's class, so no [B, M, A, C] tensor is ever formed.
-  const auto zero = torch::zeros({}, options_f);
-  const auto ious = torch::where(pair_valid, pairwise_iou_cxcywh(gt_boxes, pred_boxes), zero);
-  const auto iou_cost = -torch::log(ious + 1e-8);
-  const auto negative = torch::binary_cross_entropy(pred_scores, torch::zeros_like(pred_scores), {}, at::Reduction::None);
-  const auto positive = torch::binary_cross_entropy(pred_scores, torch::ones_like(pred_scores), {}, at::Reduction::None);
   const auto labels = gt_labels.to(torch::kInt64).clamp(0, classes - 1);  // [B, M]
-  const auto correction = (positive - negative).transpose(1, 2).gather(1, labels.unsqueeze(2).expand({batch, rows, anchors}));
-  const auto cls_cost = negative.sum(2).unsqueeze(1) + correction;  // [B, M, A]
-  auto cost = cls_cost + options.iou_weight * iou_cost + options.outside_center_cost * in_centre.logical_not().to(options_f);
-  cost = torch::where(pair_valid, cost, torch::full({}, inf, options_f));
+
+  // 1-2. Centre prior, IoU and cost ([B, M, A]): the SDK's stage, fused on CUDA where allowed.
+  sdk::losses::SimOtaCostOptions cost_options;
+  cost_options.center_radius = options.center_radius;
+  cost_options.iou_weight = options.iou_weight;
+  cost_options.outside_center_cost = options.outside_center_cost;
+  const auto options_f = pred_boxes.options();
+  const auto [ious, cost, candidates] = sdk::losses::simota_cost(
+      {pred_boxes, pred_scores, grid_in.to(options_f), strides_in.to(options_f).reshape({anchors}), gt_boxes, labels,
+       valid},
+      cost_options);
 
   // 3. Dynamic k: padding rows take none; non-candidate anchors contribute IoU 0, which changes
   // no sum (LibreYOLO sums the top min(10, candidates) IoUs).
@@ -98,17 +54,16 @@ SimOtaAssignment simota_assign(const torch::Tensor& pred_boxes_in, const torch::
   const auto take = torch::logical_and(rank < dynamic_k.unsqueeze(2), torch::isfinite(lowest_cost));
   auto matching = torch::zeros({batch, rows, anchors}, options_f).scatter_(2, lowest_index, take.to(options_f));
 
-  // 5. Conflicts: the lowest-cost gt wins.
+  // 5. Conflicts: the lowest-cost gt wins. argmax takes the first maximum, so an anchor taken
+  // by one gt gets that gt's row and an anchor taken by none row 0, with no one-hot of the
+  // winners; the IoU is the assigned row's (0 for background).
   const auto takers = matching.sum(1);  // [B, A]
-  const auto best_gt = cost.argmin(1);  // [B, A]
-  const auto best_onehot = (torch::arange(rows, best_gt.options()).reshape({1, rows, 1}) == best_gt.unsqueeze(1)).to(options_f);
-  matching = torch::where((takers > 1).unsqueeze(1), best_onehot, matching);
-
   const auto foreground = takers > 0;
+  const auto gt_index = torch::where(takers > 1, cost.argmin(1), matching.argmax(1));
   SimOtaAssignment out;
   out.foreground = foreground;
-  out.gt_index = torch::where(foreground, matching.argmax(1), torch::zeros({}, best_gt.options()));
-  out.iou = (matching * ious).sum(1);
+  out.gt_index = gt_index;
+  out.iou = torch::where(foreground, ious.gather(1, gt_index.unsqueeze(1)).squeeze(1), torch::zeros({}, options_f));
   out.dynamic_k = dynamic_k;
   out.candidates = candidates;
   return out;

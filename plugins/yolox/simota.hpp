@@ -14,6 +14,8 @@
 // 3. dynamic k(g) = max(1, int(sum of g's top-`candidate_topk` IoUs over the candidates)).
 // 4. g takes its k(g) lowest-cost candidates.
 // 5. an anchor taken by several gts keeps the gt of lowest cost (over all the image's gts).
+// Stages 1-2 are the SDK's (libreyolo/sdk/losses/simota_cost.hpp, a fused CUDA kernel where the
+// fused_kernels policy allows it); 3-5 are here.
 
 #include <torch/types.h>
 
@@ -44,9 +46,5 @@ SimOtaAssignment simota_assign(const torch::Tensor& pred_boxes, const torch::Ten
                                const torch::Tensor& grid, const torch::Tensor& strides, const torch::Tensor& gt_boxes,
                                const torch::Tensor& gt_labels, const torch::Tensor& gt_valid,
                                const SimOtaOptions& options = {});
-
-// Pairwise IoU of (cx, cy, w, h) boxes: a [B, M, 4], b [B, A, 4] -> [B, M, A], in the exact
-// arithmetic of LibreYOLO's bboxes_iou(xyxy=False): no epsilon, zero where the boxes are disjoint.
-torch::Tensor pairwise_iou_cxcywh(const torch::Tensor& a, const torch::Tensor& b);
 
 }  // namespace libreyolo::families::yolox

@@ -3,6 +3,7 @@
 // result against assigning each image alone.
 #include "../torch_doctest.hpp"
 
+#include <libreyolo/sdk/losses/simota_cost.hpp>
 #include <libreyolo/sdk/targets.hpp>
 
 #include <vector>
@@ -178,4 +179,40 @@ TEST_CASE("simota: LibreYOLO's assignment on the crafted loss fixture") {
             doctest::Approx(expected["iou"].items[i].number).epsilon(1e-5));
     }
   }
+}
+
+TEST_CASE("simota: gt_index and IoU equal the one-hot conflict resolution they replaced, bit for bit") {
+  // A crowded image set (12 overlapping gts an image on 84 anchors) so that many anchors are taken
+  // by several gts; the old stage 5 (a one-hot of the lowest-cost gt, argmax and an IoU sum over
+  // rows) is recomputed from the SDK's cost stage and compared with simota_assign's answer.
+  torch::manual_seed(23);
+  std::vector<torch::Tensor> levels;
+  for (const int64_t side : {8, 4, 2}) levels.push_back(torch::zeros({1, 8, side, side}));
+  const auto [grid, strides] = make_grid(levels);
+  const int64_t anchors = grid.size(0), batch = 3, rows = 12;
+  const auto centres = (grid + 0.5) * strides;
+  const auto pred = torch::cat({centres.unsqueeze(0).expand({batch, anchors, 2}) + torch::randn({batch, anchors, 2}) * 4,
+                                torch::rand({batch, anchors, 2}) * 30 + 8},
+                               2);
+  const auto score = torch::rand({batch, anchors, 3});
+  const auto gt_boxes = torch::cat({torch::rand({batch, rows, 2}) * 30 + 16, torch::rand({batch, rows, 2}) * 30 + 8}, 2);
+  const auto labels = torch::randint(0, 3, {batch, rows});
+  auto valid = torch::ones({batch, rows}, torch::kBool);
+  valid.select(1, rows - 1).fill_(false);
+  const auto got = simota_assign(pred, score, grid, strides, gt_boxes, labels, valid);
+
+  const auto cost = sdk::losses::simota_cost_composed(
+      {pred, score, grid, strides.reshape({anchors}), gt_boxes, labels, valid}, {});
+  const auto [lowest_cost, lowest_index] = cost.cost.topk(10, 2, false, true);
+  const auto rank = torch::arange(10, got.dynamic_k.options()).reshape({1, 1, 10});
+  const auto take = torch::logical_and(rank < got.dynamic_k.unsqueeze(2), torch::isfinite(lowest_cost));
+  auto matching = torch::zeros({batch, rows, anchors}).scatter_(2, lowest_index, take.to(torch::kFloat32));
+  const auto takers = matching.sum(1);
+  REQUIRE((takers > 1).sum().item<int64_t>() > 3);  // conflicts happen
+  const auto best = cost.cost.argmin(1);
+  const auto onehot = (torch::arange(rows, best.options()).reshape({1, rows, 1}) == best.unsqueeze(1)).to(torch::kFloat32);
+  matching = torch::where((takers > 1).unsqueeze(1), onehot, matching);
+  CHECK(torch::equal(got.foreground, takers > 0));
+  CHECK(torch::equal(got.gt_index, torch::where(takers > 0, matching.argmax(1), torch::zeros({}, torch::kLong))));
+  CHECK(torch::equal(got.iou, (matching * cost.iou).sum(1)));
 }

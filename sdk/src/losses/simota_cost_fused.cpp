@@ -1,0 +1,62 @@
+// The fused SimOTA cost in a CUDA build: the all-negative class sum by PyTorch's ops (a reduction
+// whose order only PyTorch repeats), then one launch of cuda/simota_cost_kernels.cu on the
+// current stream (CUDA-graph capture records it like any ATen kernel). No autograd: the
+// assignment runs without gradients.
+#include "simota_cost_fused.hpp"
+
+#include <ATen/cuda/CUDAContext.h>
+#include <c10/cuda/CUDAGuard.h>
+#include <torch/torch.h>
+
+#include "../cuda/simota_cost_kernels.hpp"
+
+namespace libreyolo::sdk::losses {
+namespace {
+
+fused::SimOtaCostShape shape_of(const SimOtaCostInputs& in, const SimOtaCostOptions& options) {
+  fused::SimOtaCostShape s;
+  s.batch = in.pred_scores.size(0);
+  s.anchors = in.pred_scores.size(1);
+  s.rows = in.gt_boxes.size(1);
+  for (int d = 0; d < 3; ++d) s.score_strides[d] = in.pred_scores.stride(d);
+  // The double options become float32 where PyTorch hands a scalar to a float op.
+  s.center_radius = static_cast<float>(options.center_radius);
+  s.iou_weight = static_cast<float>(options.iou_weight);
+  s.outside_center_cost = static_cast<float>(options.outside_center_cost);
+  s.log_epsilon = static_cast<float>(1e-8);
+  return s;
+}
+
+}  // namespace
+
+std::string fused_simota_cost_unavailable() { return ""; }
+
+SimOtaCost fused_simota_cost(const SimOtaCostInputs& in, const SimOtaCostOptions& options) {
+  torch::NoGradGuard no_grad;
+  const c10::cuda::CUDAGuard guard(in.pred_scores.device());
+  const auto shape = shape_of(in, options);
+  const auto zero = torch::zeros({}, in.pred_scores.options());
+  const auto negative_sum =
+      torch::binary_cross_entropy(in.pred_scores, zero.expand_as(in.pred_scores), {}, at::Reduction::None)
+          .sum(2)
+          .contiguous();
+  // Small inputs made dense (no copy when they are already); the scores are read at their strides.
+  const auto pred_boxes = in.pred_boxes.contiguous(), grid = in.grid.contiguous();
+  const auto strides = in.strides.contiguous(), gt_boxes = in.gt_boxes.contiguous();
+  const auto labels = in.labels.contiguous(), valid = in.gt_valid.contiguous();
+  const auto options_f = in.pred_boxes.options();
+  SimOtaCost out{torch::empty({shape.batch, shape.rows, shape.anchors}, options_f),
+                 torch::empty({shape.batch, shape.rows, shape.anchors}, options_f),
+                 torch::empty({shape.batch, shape.anchors}, options_f.dtype(torch::kBool))};
+  const fused::SimOtaCostInputs inputs{pred_boxes.data_ptr<float>(), in.pred_scores.data_ptr<float>(),
+                                       grid.data_ptr<float>(),       strides.data_ptr<float>(),
+                                       gt_boxes.data_ptr<float>(),   labels.data_ptr<int64_t>(),
+                                       valid.data_ptr<bool>(),       negative_sum.data_ptr<float>()};
+  const fused::SimOtaCostOutputs outputs{out.iou.data_ptr<float>(), out.cost.data_ptr<float>(),
+                                         out.candidates.data_ptr<bool>()};
+  const int code = fused::simota_cost(shape, inputs, outputs, at::cuda::getCurrentCUDAStream().stream());
+  TORCH_CHECK(code == 0, "fused SimOTA cost: the kernel did not launch: ", fused::simota_cost_error_text(code));
+  return out;
+}
+
+}  // namespace libreyolo::sdk::losses
