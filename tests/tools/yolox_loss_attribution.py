@@ -3,6 +3,9 @@
 A Python transliteration of this repository's C++ criterion (plugins/yolox/yolox_loss.cpp,
 simota.cpp, head.cpp's flatten_outputs and make_grid), op for op, so that PyTorch's profiler can
 name the op behind every kernel; not LibreYOLO's code. The L1 term (the last epochs only) is off.
+`--code before` is the criterion as of 04c8b61; `--code now` (the default) the twentieth session's
+composed changes: the class cost's positive BCE at the gt's class only and expanded constant
+targets, the conflicts resolved without a one-hot, the outputs cast once and split, not narrowed.
 
 Runs the criterion's forward and backward on random YOLOX-s head outputs (batch 16, 640 px:
 [16, 85, 80x80 | 40x40 | 20x20] float16, as autocast leaves them) and padded targets (48 rows,
@@ -10,7 +13,7 @@ Runs the criterion's forward and backward on random YOLOX-s head outputs (batch 
 by autograd node) and the ops that launch the most kernel time. The report is
 yolo9_loss_attribution.py's.
 
-Needs a CUDA machine. Usage: python3 tests/tools/yolox_loss_attribution.py [--rows 48] [--steps 5]
+Needs a CUDA machine. Usage: python3 tests/tools/yolox_loss_attribution.py [--rows 48] [--steps 5] [--code before|now]
 """
 import argparse
 import math
@@ -22,6 +25,7 @@ from torch.profiler import ProfilerActivity, profile, record_function
 from yolo9_loss_attribution import report
 
 CLASSES, STRIDES = 80, (8, 16, 32)
+CODE = "now"  # --code
 STAGES = ("prep", "simota.prior", "simota.cost", "simota.select", "loss.iou", "loss.obj", "loss.cls")
 
 
@@ -54,10 +58,18 @@ def simota(pred_boxes, scores, grid, strides, gt, labels, valid, radius=1.5, top
         zero = torch.zeros((), device=gt.device)
         ious = torch.where(pair_valid, pairwise_iou_cxcywh(gt, pred_boxes), zero)
         iou_cost = -torch.log(ious + 1e-8)
-        negative = F.binary_cross_entropy(scores, torch.zeros_like(scores), reduction="none")
-        positive = F.binary_cross_entropy(scores, torch.ones_like(scores), reduction="none")
-        correction = (positive - negative).transpose(1, 2).gather(1, labels.unsqueeze(2).expand(b, m, a))
-        cost = negative.sum(2).unsqueeze(1) + correction + 3.0 * iou_cost + 1e6 * (~inside).float()
+        if CODE == "before":
+            negative = F.binary_cross_entropy(scores, torch.zeros_like(scores), reduction="none")
+            positive = F.binary_cross_entropy(scores, torch.ones_like(scores), reduction="none")
+            correction = (positive - negative).transpose(1, 2).gather(1, labels.unsqueeze(2).expand(b, m, a))
+            negative_sum = negative.sum(2)
+        else:
+            zero_t, one_t = torch.zeros((), device=gt.device), torch.ones((), device=gt.device)
+            negative_sum = F.binary_cross_entropy(scores, zero_t.expand_as(scores), reduction="none").sum(2)
+            score = scores.transpose(1, 2).gather(1, labels.unsqueeze(2).expand(b, m, a))
+            correction = (F.binary_cross_entropy(score, one_t.expand_as(score), reduction="none")
+                          - F.binary_cross_entropy(score, zero_t.expand_as(score), reduction="none"))
+        cost = negative_sum.unsqueeze(1) + correction + 3.0 * iou_cost + 1e6 * (~inside).float()
         cost = torch.where(pair_valid, cost, torch.full((), math.inf, device=gt.device))
     with torch.no_grad(), record_function("simota.select"):
         k = min(topk, a)
@@ -68,11 +80,15 @@ def simota(pred_boxes, scores, grid, strides, gt, labels, valid, radius=1.5, top
         matching = torch.zeros(b, m, a, device=gt.device).scatter_(2, lowest_index, take.float())
         takers = matching.sum(1)
         best_gt = cost.argmin(1)
-        best_onehot = (torch.arange(m, device=gt.device).reshape(1, m, 1) == best_gt.unsqueeze(1)).float()
-        matching = torch.where((takers > 1).unsqueeze(1), best_onehot, matching)
         foreground = takers > 0
-        gt_index = torch.where(foreground, matching.argmax(1), torch.zeros((), dtype=torch.long, device=gt.device))
-        iou = (matching * ious).sum(1)
+        if CODE == "before":
+            best_onehot = (torch.arange(m, device=gt.device).reshape(1, m, 1) == best_gt.unsqueeze(1)).float()
+            matching = torch.where((takers > 1).unsqueeze(1), best_onehot, matching)
+            gt_index = torch.where(foreground, matching.argmax(1), torch.zeros((), dtype=torch.long, device=gt.device))
+            iou = (matching * ious).sum(1)
+        else:
+            gt_index = torch.where(takers > 1, best_gt, matching.argmax(1))
+            iou = torch.where(foreground, ious.gather(1, gt_index.unsqueeze(1)).squeeze(1), torch.zeros((), device=gt.device))
     return foreground, gt_index, iou
 
 
@@ -88,9 +104,16 @@ def iou_loss(pred, target):
 
 def criterion(outputs, gt_rows, counts, grid, strides):
     with record_function("prep"):
-        p = torch.cat([o.float().flatten(2) for o in outputs], 2).transpose(1, 2)
-        raw, obj, cls = p[..., :4], p[..., 4], p[..., 5:]
-        pred_boxes = torch.cat([(raw[..., :2] + grid) * strides, torch.exp(raw[..., 2:]) * strides], 2)
+        if CODE == "before":
+            p = torch.cat([o.float().flatten(2) for o in outputs], 2).transpose(1, 2)
+            raw, obj, cls = p[..., :4], p[..., 4], p[..., 5:]
+            xy, wh = raw[..., :2], raw[..., 2:]
+        else:
+            p = torch.cat([o.flatten(2) for o in outputs], 2).float().transpose(1, 2)
+            raw, obj, cls = p.split([4, 1, CLASSES], 2)
+            obj = obj.squeeze(2)
+            xy, wh = raw.split([2, 2], 2)
+        pred_boxes = torch.cat([(xy + grid) * strides, torch.exp(wh) * strides], 2)
         gt, labels = gt_rows[..., 1:5], gt_rows[..., 0].long().clamp(0, CLASSES - 1)
         valid = torch.arange(gt_rows.shape[1], device=p.device).unsqueeze(0) < counts.unsqueeze(1)
         scores = torch.sqrt(torch.sigmoid(cls.detach()) * torch.sigmoid(obj.detach()).unsqueeze(2))
@@ -130,7 +153,10 @@ def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("--rows", type=int, default=48)
     parser.add_argument("--steps", type=int, default=5)
+    parser.add_argument("--code", choices=("before", "now"), default="now")
     args = parser.parse_args()
+    global CODE
+    CODE = args.code
     torch.manual_seed(0)
     outputs, gt, counts, grid, strides = inputs(16, args.rows, "cuda")
     for _ in range(3):
