@@ -1,6 +1,6 @@
 # Planned for the next session with a device (written in the twentieth, when none was lent; it
 # replaces run20a.sh, never run). Needs .devkit and .reference rebuilt in a fresh checkout
-# (docs/gpu-machine.md, ../shared/device/reference/README.md); carry both.
+# (docs/gpu-machine.md, the workspace's reference README); carry both.
 # Cold build and the whole cuda ctest: new since the last GPU run and never run on a GPU: the
 # fused task-aligned selection (35cd3e8) and the fused SimOTA cost, each with a GPU test that
 # compares it with the composed ops bit for bit; the YOLOv9 criterion's one cast and one split

@@ -9,6 +9,7 @@
 #include <utility>
 
 #include "../fused_choice_log.hpp"
+#include "fused_input_checks.hpp"
 #include "libreyolo/sdk/fused_kernels.hpp"
 #include "simota_cost_fused.hpp"
 
@@ -61,10 +62,6 @@ bool fused_chosen(const SimOtaCostInputs& in) {
   return refusal.empty();
 }
 
-bool same_shape(const torch::Tensor& t, std::initializer_list<int64_t> sizes) {
-  return t.sizes() == torch::IntArrayRef(sizes);
-}
-
 }  // namespace
 
 torch::Tensor pairwise_iou_cxcywh(const torch::Tensor& a, const torch::Tensor& b) {
@@ -101,13 +98,11 @@ SimOtaCost simota_cost_composed(const SimOtaCostInputs& in, const SimOtaCostOpti
 
 std::string simota_cost_refusal(const SimOtaCostInputs& in) {
   if (auto unavailable = fused_simota_cost_unavailable(); !unavailable.empty()) return unavailable;
-  const torch::Tensor* all[] = {&in.pred_boxes, &in.pred_scores, &in.grid,    &in.strides,
-                                &in.gt_boxes,   &in.labels,      &in.gt_valid};
-  for (const auto* t : all)
-    if (!t->defined() || !t->is_cuda() || t->device() != in.pred_boxes.device())
-      return "the inputs are not all on one CUDA device";
-  for (const auto* t : {&in.pred_boxes, &in.pred_scores, &in.grid, &in.strides, &in.gt_boxes})
-    if (t->scalar_type() != torch::kFloat32) return "the boxes, scores and grid are not all float32";
+  if (!all_on_one_cuda_device(
+          {&in.pred_boxes, &in.pred_scores, &in.grid, &in.strides, &in.gt_boxes, &in.labels, &in.gt_valid}))
+    return "the inputs are not all on one CUDA device";
+  if (!all_float32({&in.pred_boxes, &in.pred_scores, &in.grid, &in.strides, &in.gt_boxes}))
+    return "the boxes, scores and grid are not all float32";
   if (in.labels.scalar_type() != torch::kLong || in.gt_valid.scalar_type() != torch::kBool)
     return "labels must be int64 and gt_valid bool";
   if (in.pred_scores.dim() != 3 || in.gt_boxes.dim() != 3) return "pred_scores and gt_boxes must be 3-D";

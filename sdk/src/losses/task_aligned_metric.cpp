@@ -8,6 +8,7 @@
 #include <mutex>
 
 #include "../fused_choice_log.hpp"
+#include "fused_input_checks.hpp"
 #include "libreyolo/sdk/fused_kernels.hpp"
 #include "task_aligned_metric_fused.hpp"
 
@@ -42,10 +43,6 @@ bool fused_chosen(const AlignmentInputs& in, const TaskAlignedAssignerOptions& o
   return refusal.empty();
 }
 
-bool same_shape(const torch::Tensor& t, std::initializer_list<int64_t> sizes) {
-  return t.sizes() == torch::IntArrayRef(sizes);
-}
-
 // PyTorch's pow(x, p) takes other paths for these exponents (a fill, rsqrt, reciprocal, 1 / x^2
 // in double); the kernel reproduces the others only.
 bool special_power(double p) { return p == 0.0 || p == -0.5 || p == -1.0 || p == -2.0; }
@@ -66,13 +63,11 @@ AlignmentMetric task_aligned_metric_composed(const AlignmentInputs& in, const Ta
 
 std::string task_aligned_metric_refusal(const AlignmentInputs& in, const TaskAlignedAssignerOptions& options) {
   if (auto unavailable = fused_task_aligned_metric_unavailable(); !unavailable.empty()) return unavailable;
-  const torch::Tensor* all[] = {&in.pred_scores, &in.pred_boxes, &in.anchor_points, &in.anchor_strides,
-                                &in.labels,      &in.gt_boxes,   &in.gt_valid};
-  for (const auto* t : all)
-    if (!t->defined() || !t->is_cuda() || t->device() != in.pred_scores.device())
-      return "the inputs are not all on one CUDA device";
-  for (const auto* t : {&in.pred_scores, &in.pred_boxes, &in.anchor_points, &in.anchor_strides, &in.gt_boxes})
-    if (t->scalar_type() != torch::kFloat32) return "the scores, boxes and anchors are not all float32";
+  if (!all_on_one_cuda_device({&in.pred_scores, &in.pred_boxes, &in.anchor_points, &in.anchor_strides, &in.labels,
+                               &in.gt_boxes, &in.gt_valid}))
+    return "the inputs are not all on one CUDA device";
+  if (!all_float32({&in.pred_scores, &in.pred_boxes, &in.anchor_points, &in.anchor_strides, &in.gt_boxes}))
+    return "the scores, boxes and anchors are not all float32";
   if (in.labels.scalar_type() != torch::kLong || in.gt_valid.scalar_type() != torch::kBool)
     return "labels must be int64 and gt_valid bool";
   if (in.pred_scores.dim() != 3 || in.gt_boxes.dim() != 3) return "pred_scores and gt_boxes must be 3-D";

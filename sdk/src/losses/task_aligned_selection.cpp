@@ -8,6 +8,7 @@
 #include <mutex>
 
 #include "../fused_choice_log.hpp"
+#include "fused_input_checks.hpp"
 #include "libreyolo/sdk/fused_kernels.hpp"
 #include "task_aligned_selection_fused.hpp"
 
@@ -78,12 +79,10 @@ Assignment task_aligned_selection_composed(const AlignmentMetric& aligned, const
 std::string task_aligned_selection_refusal(const AlignmentMetric& aligned, const torch::Tensor& labels,
                                            const torch::Tensor& gt_boxes, int64_t classes) {
   if (auto unavailable = fused_task_aligned_selection_unavailable(); !unavailable.empty()) return unavailable;
-  const torch::Tensor* all[] = {&aligned.iou, &aligned.metric, &aligned.candidate_metric, &labels, &gt_boxes};
-  for (const auto* t : all)
-    if (!t->defined() || !t->is_cuda() || t->device() != aligned.metric.device())
-      return "the inputs are not all on one CUDA device";
-  for (const auto* t : {&aligned.iou, &aligned.metric, &aligned.candidate_metric, &gt_boxes})
-    if (t->scalar_type() != torch::kFloat32) return "the metric, IoU and boxes are not all float32";
+  if (!all_on_one_cuda_device({&aligned.metric, &aligned.iou, &aligned.candidate_metric, &labels, &gt_boxes}))
+    return "the inputs are not all on one CUDA device";
+  if (!all_float32({&aligned.iou, &aligned.metric, &aligned.candidate_metric, &gt_boxes}))
+    return "the metric, IoU and boxes are not all float32";
   if (labels.scalar_type() != torch::kLong) return "labels must be int64";
   if (aligned.metric.dim() != 3) return "the metric must be [B, M, A]";
   const auto sizes = aligned.metric.sizes();

@@ -33,6 +33,15 @@ ForwardBackward forward_backward(const torch::Tensor& x_in, const torch::Tensor&
   return r;
 }
 
+// Equal bit for bit as values: NaN where the other has NaN, every other element equal (a NaN
+// payload and the sign of a zero are not compared); integer and bool tensors exactly equal.
+inline bool same_bits(const torch::Tensor& a, const torch::Tensor& b) {
+  if (!a.is_floating_point()) return torch::equal(a, b);
+  const auto nan_a = torch::isnan(a), nan_b = torch::isnan(b);
+  const auto zero = torch::zeros({}, a.options());
+  return torch::equal(nan_a, nan_b) && torch::equal(torch::where(nan_a, zero, a), torch::where(nan_b, zero, b));
+}
+
 inline bool fused_runnable() { return torch::cuda::is_available() && sdk::fused_kernels_built(); }
 
 // Largest difference relative to the reference's largest magnitude.

@@ -20,6 +20,7 @@ namespace {
 
 using libreyolo::test::fused_runnable;
 using libreyolo::test::PolicyGuard;
+using libreyolo::test::same_bits;
 
 // B images, M gt rows (the last one padding in every image), a side x side grid at stride 8 and
 // two coarser levels' strides, C classes; the scores a strided view (not contiguous).
@@ -48,11 +49,6 @@ losses::SimOtaCostInputs on_cuda(const losses::SimOtaCostInputs& in) {
   return {in.pred_boxes.to(torch::kCUDA), in.pred_scores.to(torch::kCUDA), in.grid.to(torch::kCUDA),
           in.strides.to(torch::kCUDA),    in.gt_boxes.to(torch::kCUDA),    in.labels.to(torch::kCUDA),
           in.gt_valid.to(torch::kCUDA)};
-}
-
-bool same_bits(const torch::Tensor& a, const torch::Tensor& b) {
-  return torch::equal(torch::nan_to_num(a, 123.0, 456.0, -456.0), torch::nan_to_num(b, 123.0, 456.0, -456.0)) &&
-         torch::equal(torch::isnan(a), torch::isnan(b));
 }
 
 void check_same(const losses::SimOtaCost& got, const losses::SimOtaCost& want) {

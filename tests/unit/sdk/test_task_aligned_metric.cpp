@@ -20,6 +20,7 @@ namespace {
 
 using libreyolo::test::fused_runnable;
 using libreyolo::test::PolicyGuard;
+using libreyolo::test::same_bits;
 
 // A batch of B images, M gt rows (the last one padding in every image), A anchors on a
 // 8/16/32-stride grid, C classes; the scores a transposed view (not contiguous).
@@ -50,11 +51,6 @@ losses::AlignmentInputs on_cuda(const losses::AlignmentInputs& in) {
   return {in.pred_scores.to(torch::kCUDA), in.pred_boxes.to(torch::kCUDA), in.anchor_points.to(torch::kCUDA),
           in.anchor_strides.to(torch::kCUDA), in.labels.to(torch::kCUDA), in.gt_boxes.to(torch::kCUDA),
           in.gt_valid.to(torch::kCUDA)};
-}
-
-bool same_bits(const torch::Tensor& a, const torch::Tensor& b) {
-  return torch::equal(torch::nan_to_num(a, 123.0, 456.0, -456.0), torch::nan_to_num(b, 123.0, 456.0, -456.0)) &&
-         torch::equal(torch::isnan(a), torch::isnan(b));
 }
 
 void check_same(const losses::AlignmentMetric& got, const losses::AlignmentMetric& want) {

@@ -18,12 +18,7 @@ namespace {
 
 using libreyolo::test::fused_runnable;
 using libreyolo::test::PolicyGuard;
-
-bool same_bits(const torch::Tensor& a, const torch::Tensor& b) {
-  if (!a.is_floating_point()) return torch::equal(a, b);
-  return torch::equal(torch::nan_to_num(a, 123.0), torch::nan_to_num(b, 123.0)) &&
-         torch::equal(torch::isnan(a), torch::isnan(b));
-}
+using libreyolo::test::same_bits;
 
 void check_same(const losses::Assignment& got, const losses::Assignment& want) {
   CHECK(same_bits(got.foreground, want.foreground));
