@@ -9,6 +9,7 @@
 #include <limits>
 #include <string>
 
+#include "../../../sdk/src/cuda/simota_cost_device.cuh"  // the fused kernel's code, compiled for the host
 #include "fused_test_support.hpp"
 #include "libreyolo/sdk/fused_kernels.hpp"
 #include "libreyolo/sdk/losses/simota_cost.hpp"
@@ -70,6 +71,36 @@ torch::Tensor class_cost_before(const losses::SimOtaCostInputs& in) {
   return negative.sum(2).unsqueeze(1) + correction;
 }
 
+
+// The fused kernel's per-anchor code (simota_cost_device.cuh) run on the CPU for every (image,
+// anchor), with the class BCE's negative sum by the composed ops as the CUDA wrapper computes it.
+losses::SimOtaCost run_kernel_code_on_host(const losses::SimOtaCostInputs& in, const losses::SimOtaCostOptions& options) {
+  namespace fused = libreyolo::sdk::fused;
+  fused::SimOtaCostShape s;
+  s.batch = in.pred_scores.size(0);
+  s.anchors = in.pred_scores.size(1);
+  s.rows = in.gt_boxes.size(1);
+  for (int d = 0; d < 3; ++d) s.score_strides[d] = in.pred_scores.stride(d);
+  s.center_radius = static_cast<float>(options.center_radius);
+  s.iou_weight = static_cast<float>(options.iou_weight);
+  s.outside_center_cost = static_cast<float>(options.outside_center_cost);
+  s.log_epsilon = static_cast<float>(1e-8);
+  const auto negative_sum =
+      torch::binary_cross_entropy(in.pred_scores, torch::zeros({}).expand_as(in.pred_scores), {}, at::Reduction::None)
+          .sum(2)
+          .contiguous();
+  const auto boxes = in.pred_boxes.contiguous(), grid = in.grid.contiguous(), strides = in.strides.contiguous();
+  const auto gt = in.gt_boxes.contiguous(), labels = in.labels.contiguous(), valid = in.gt_valid.contiguous();
+  losses::SimOtaCost out{torch::empty({s.batch, s.rows, s.anchors}), torch::empty({s.batch, s.rows, s.anchors}),
+                         torch::empty({s.batch, s.anchors}, torch::kBool)};
+  const fused::SimOtaCostInputs inputs{boxes.data_ptr<float>(), in.pred_scores.data_ptr<float>(), grid.data_ptr<float>(),
+                                       strides.data_ptr<float>(), gt.data_ptr<float>(), labels.data_ptr<int64_t>(),
+                                       valid.data_ptr<bool>(), negative_sum.data_ptr<float>()};
+  const fused::SimOtaCostOutputs outputs{out.iou.data_ptr<float>(), out.cost.data_ptr<float>(),
+                                         out.candidates.data_ptr<bool>()};
+  for (int64_t i = 0; i < s.batch * s.anchors; ++i) fused::simota::cost_of_anchor(s, inputs, outputs, i);
+  return out;
+}
 }  // namespace
 
 TEST_CASE("simota_cost composed: centre prior, IoU and cost of a hand-checked image") {
@@ -121,6 +152,31 @@ TEST_CASE("simota_cost under auto on the CPU is the composed path bit for bit") 
   check_same(losses::simota_cost(in, {}), want);
   const auto why = losses::simota_cost_refusal(in);
   CHECK((why == "this build has no fused CUDA kernels" || why == "the inputs are not all on one CUDA device"));
+}
+
+TEST_CASE("the fused SimOTA kernel's code, run on the CPU, gives the composed outputs") {
+  // The GPU case below checks the kernel itself bit for bit; this one runs its code on every
+  // build. IoUs and candidates are plain float32 arithmetic: bit for bit. The costs go through
+  // log: the C library's logf and log1pf here, PyTorch's vectorised log (SLEEF) in the composed
+  // ops, so within 1 ulp-scale.
+  torch::manual_seed(17);
+  auto in = random_inputs(3, 7, 20, 6);
+  in.pred_boxes.index_put_({1, 9, 3}, std::numeric_limits<float>::quiet_NaN());
+  for (const double radius : {1.5, 2.5}) {
+    INFO("center_radius ", radius);
+    losses::SimOtaCostOptions options;
+    options.center_radius = radius;
+    const auto want = losses::simota_cost_composed(in, options);
+    const auto got = run_kernel_code_on_host(in, options);
+    CHECK(torch::equal(got.candidates, want.candidates));
+    CHECK(same_bits(got.iou, want.iou));
+    CHECK(torch::equal(torch::isinf(got.cost), torch::isinf(want.cost)));
+    CHECK(torch::equal(torch::isnan(got.cost), torch::isnan(want.cost)));
+    const auto finite = torch::isfinite(want.cost);
+    CHECK(finite.sum().item<int64_t>() > 100);
+    CHECK(torch::allclose(got.cost.masked_select(finite), want.cost.masked_select(finite), 1e-6, 1e-6));
+    MESSAGE("costs bit for bit on this machine: ", same_bits(got.cost, want.cost));
+  }
 }
 
 TEST_CASE("simota_cost's refusals name what the kernel does not take") {
