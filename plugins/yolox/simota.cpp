@@ -3,6 +3,7 @@
 #include <torch/torch.h>
 
 #include <libreyolo/sdk/losses/simota_cost.hpp>
+#include <libreyolo/sdk/losses/simota_selection.hpp>
 
 #include <algorithm>
 
@@ -47,23 +48,13 @@ SimOtaAssignment simota_assign(const torch::Tensor& pred_boxes_in, const torch::
   const auto dynamic_k = torch::where(valid, std::get<0>(ious.topk(topk, 2)).sum(2).to(torch::kInt32).clamp_min(1).to(torch::kInt64),
                                       torch::zeros({}, k_options));
 
-  // 4. Each gt's k lowest costs; k <= topk because IoUs are at most 1. A selection of infinite
-  // cost (an image whose gts have no candidate at all) is dropped.
-  const auto [lowest_cost, lowest_index] = cost.topk(topk, 2, /*largest=*/false, /*sorted=*/true);
-  const auto rank = torch::arange(topk, dynamic_k.options()).reshape({1, 1, topk});
-  const auto take = torch::logical_and(rank < dynamic_k.unsqueeze(2), torch::isfinite(lowest_cost));
-  auto matching = torch::zeros({batch, rows, anchors}, options_f).scatter_(2, lowest_index, take.to(options_f));
-
-  // 5. Conflicts: the lowest-cost gt wins. argmax takes the first maximum, so an anchor taken
-  // by one gt gets that gt's row and an anchor taken by none row 0, with no one-hot of the
-  // winners; the IoU is the assigned row's (0 for background).
-  const auto takers = matching.sum(1);  // [B, A]
-  const auto foreground = takers > 0;
-  const auto gt_index = torch::where(takers > 1, cost.argmin(1), matching.argmax(1));
+  // 4-5. Each gt's k cheapest anchors, conflicts to the cheapest gt: the SDK's stage, fused on
+  // CUDA where allowed.
+  const auto selection = sdk::losses::simota_selection({ious, cost, candidates}, dynamic_k, topk);
   SimOtaAssignment out;
-  out.foreground = foreground;
-  out.gt_index = gt_index;
-  out.iou = torch::where(foreground, ious.gather(1, gt_index.unsqueeze(1)).squeeze(1), torch::zeros({}, options_f));
+  out.foreground = selection.foreground;
+  out.gt_index = selection.gt_index;
+  out.iou = selection.iou;
   out.dynamic_k = dynamic_k;
   out.candidates = candidates;
   return out;

@@ -14,8 +14,8 @@
 // 3. dynamic k(g) = max(1, int(sum of g's top-`candidate_topk` IoUs over the candidates)).
 // 4. g takes its k(g) lowest-cost candidates.
 // 5. an anchor taken by several gts keeps the gt of lowest cost (over all the image's gts).
-// Stages 1-2 are the SDK's (libreyolo/sdk/losses/simota_cost.hpp, a fused CUDA kernel where the
-// fused_kernels policy allows it); 3-5 are here.
+// Stages 1-2 and 4-5 are the SDK's (libreyolo/sdk/losses/simota_cost.hpp and simota_selection.hpp,
+// fused CUDA kernels where the fused_kernels policy allows them); 3 is here.
 
 #include <torch/types.h>
 

@@ -95,11 +95,11 @@ std::vector<TrainOption> training_only_options() {
         "metric, and weight_casts: in the whole-step graph the convolutions read float16 copies of their weights "
         "made in one launch per step); "
         "auto: every one where built and the inputs suit it (also BatchNorm + SiLU and the untested "
-        "task_aligned_selection and simota_cost); one kernel's name: that "
+        "task_aligned_selection, simota_cost and simota_selection); one kernel's name: that "
         "kernel alone; off: composed PyTorch ops, per-layer casts and host matching",
         {"measured", "off", "auto", "deform_sampling", "batch_norm_silu", "avg_pool_2x2", "max_pool_same",
          "linear_assignment", "weight_casts", "task_aligned_metric", "task_aligned_selection",
-         "simota_cost"}},
+         "simota_cost", "simota_selection"}},
        &C::fused_kernels},
       {{"cudnn_benchmark_limit", T::integer, "10",
         "convolution algorithms cuDNN's benchmark times per new shape (PyTorch's cudnn.benchmark_limit; 0 = every "

@@ -13,13 +13,9 @@
 #include <cmath>
 #include <cstdint>
 
+#include "host_device.cuh"
 #include "simota_cost_kernels.hpp"
 
-#ifdef __CUDACC__
-#define LIBREYOLO_HOST_DEVICE __host__ __device__
-#else
-#define LIBREYOLO_HOST_DEVICE
-#endif
 
 namespace libreyolo::sdk::fused::simota {
 

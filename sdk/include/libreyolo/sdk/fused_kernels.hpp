@@ -4,7 +4,8 @@
 // batch_norm_silu.hpp; the 2x2 average pool, avg_pool_2x2.hpp; the same-size max pool,
 // max_pool_same.hpp; the DETRs' Hungarian matching, detr/batched_matching.hpp; the task-aligned
 // assigner's metric and selection, losses/task_aligned_metric.hpp and task_aligned_selection.hpp;
-// SimOTA's centre prior, IoU and cost, losses/simota_cost.hpp).
+// SimOTA's centre prior, IoU and cost and its selection, losses/simota_cost.hpp and
+// simota_selection.hpp).
 // A process-wide policy that the host sets from the `fused_kernels` option before it builds a
 // model; families never choose it.
 // A kernel runs by default (`measured`) only once it is measured faster in the training step and
@@ -35,7 +36,7 @@ LIBREYOLO_SDK_API bool fused_kernel_allowed(const char* name);
 inline constexpr const char* kFusedKernelNames[] = {"deform_sampling",   "batch_norm_silu", "avg_pool_2x2",
                                                     "max_pool_same",     "linear_assignment", "weight_casts",
                                                     "task_aligned_metric", "task_aligned_selection",
-                                                    "simota_cost"};
+                                                    "simota_cost",     "simota_selection"};
 // Those measured faster on an H200 and equal within tolerance (docs/fused-kernels.md): the 2x2
 // average pool (YOLOv9-t's step 26.4 -> 25.4 ms), the same-size max pool (YOLOX-s's step 17.58 ->
 // 16.52 ms), the GPU Hungarian matching (the host solver's assignment bit for bit; RT-DETR-r18's
