@@ -5,17 +5,15 @@
 // test_simota_cost.cpp), so CI checks the kernel's logic without a GPU.
 //
 // Bit equality with the composed ops (simota_cost.cpp): every step is the one PyTorch's kernel
-// computes, in float32, with its rounding: on the device explicit _rn intrinsics keep nvcc from
-// contracting a multiply and an add into one FMA (on the host, x86-64 without -mfma has no FMA to
-// contract into); minimum and maximum let a NaN win as torch::min/max do; BCE's clamp at -100 is
-// std::max's (a NaN log stays NaN), with the math library's logf and log1pf, as PyTorch's
-// binary_cross_entropy kernel computes it.
+// computes, in float32, rounded once per operation (float_ops.cuh); minimum and maximum let a
+// NaN win as torch::min/max do; BCE's clamp at -100 is std::max's (a NaN log stays NaN), with the
+// math library's logf and log1pf, as PyTorch's binary_cross_entropy kernel computes it.
 #include <cmath>
 #include <cstdint>
 
+#include "float_ops.cuh"
 #include "host_device.cuh"
 #include "simota_cost_kernels.hpp"
-
 
 namespace libreyolo::sdk::fused::simota {
 
@@ -23,17 +21,10 @@ LIBREYOLO_HOST_DEVICE inline float minimum(float a, float b) { return a != a ? a
 LIBREYOLO_HOST_DEVICE inline float maximum(float a, float b) { return a != a ? a : (b != b ? b : fmaxf(a, b)); }
 LIBREYOLO_HOST_DEVICE inline float std_max(float a, float b) { return a < b ? b : a; }
 
-#ifdef __CUDA_ARCH__
-__device__ inline float add(float a, float b) { return __fadd_rn(a, b); }
-__device__ inline float sub(float a, float b) { return __fsub_rn(a, b); }
-__device__ inline float mul(float a, float b) { return __fmul_rn(a, b); }
-__device__ inline float div(float a, float b) { return __fdiv_rn(a, b); }
-#else
-inline float add(float a, float b) { return a + b; }
-inline float sub(float a, float b) { return a - b; }
-inline float mul(float a, float b) { return a * b; }
-inline float div(float a, float b) { return a / b; }
-#endif
+using ops::add;
+using ops::div;
+using ops::mul;
+using ops::sub;
 
 // PyTorch's binary_cross_entropy for one element with a constant target (0 or 1).
 LIBREYOLO_HOST_DEVICE inline float bce(float input, float target) {

@@ -4,9 +4,11 @@
 // for bit (conflicts of two and three rows, orphans, padding rows, NaN metric and IoU).
 #include "../torch_doctest.hpp"
 
+#include <algorithm>
 #include <limits>
 #include <string>
 
+#include "../../../sdk/src/cuda/task_aligned_selection_device.cuh"  // the fused kernels' code, for the host
 #include "fused_test_support.hpp"
 #include "libreyolo/sdk/fused_kernels.hpp"
 #include "libreyolo/sdk/losses/task_aligned_selection.hpp"
@@ -30,7 +32,8 @@ void check_same(const losses::Assignment& got, const losses::Assignment& want) {
 
 // Random metrics with crowding: every row's metric peaks on a few shared anchors (conflicts of
 // two and three rows), some rows have no candidate but a positive metric (orphans), the last row
-// of each image is padding (all zero), one row has a NaN metric and one a NaN IoU off its positives.
+// of each image is padding (all zero), one row has a NaN metric and one a NaN IoU off its
+// positives; and the edge cases below. Needs batch >= 2 and anchors >= 8.
 losses::AlignmentMetric crowded(int64_t batch, int64_t rows, int64_t anchors, torch::Device device) {
   auto metric = torch::rand({batch, rows, anchors}) * (torch::rand({batch, rows, anchors}) > 0.7).to(torch::kFloat32);
   metric.narrow(2, 0, 3).add_(torch::rand({batch, rows, 3}) + 1.0);  // anchors 0-2 wanted by every row
@@ -41,9 +44,64 @@ losses::AlignmentMetric crowded(int64_t batch, int64_t rows, int64_t anchors, to
   candidate.select(1, rows - 1).zero_();
   metric.index_put_({0, 2, anchors - 1}, std::numeric_limits<float>::quiet_NaN());
   iou.index_put_({batch - 1, 3, anchors - 2}, std::numeric_limits<float>::quiet_NaN());
+  // The rules at their edges: image 0's orphan row holds a NaN metric (no best anchor then);
+  // image 1's orphan has two equal best metrics (the lower anchor wins); every row has the same
+  // IoU at anchor 0, which they all claim (the lowest row wins).
+  metric.index_put_({0, 1, anchors - 3}, std::numeric_limits<float>::quiet_NaN());
+  metric.index_put_({1, 1, 5}, 5.0f);
+  metric.index_put_({1, 1, 7}, 5.0f);
+  iou.select(2, 0).fill_(0.5f);
   return {iou.to(device), metric.to(device), candidate.to(device)};
 }
 
+
+// The fused kernels' per-row and per-item code (task_aligned_selection_device.cuh) run on the CPU
+// in launch order, each row scanned whole (the kernels split a row's scan over a block's threads
+// and combine the parts with the same rules), after the same top-k as the CUDA wrapper.
+losses::Assignment run_kernel_code_on_host(const losses::AlignmentMetric& aligned, const torch::Tensor& labels_in,
+                                           const torch::Tensor& boxes_in, int64_t classes,
+                                           const losses::TaskAlignedAssignerOptions& options) {
+  namespace fused = libreyolo::sdk::fused;
+  const auto metric = aligned.metric.contiguous(), iou = aligned.iou.contiguous();
+  const auto labels = labels_in.contiguous(), boxes = boxes_in.contiguous();
+  fused::SelectionShape s;
+  s.batch = metric.size(0);
+  s.rows = metric.size(1);
+  s.anchors = metric.size(2);
+  s.classes = classes;
+  s.topk = std::min(options.topk, s.anchors);
+  s.ensure_one_anchor = options.ensure_one_anchor;
+  s.eps = static_cast<float>(options.eps);
+  const auto top = aligned.candidate_metric.topk(s.topk, -1);
+  const auto top_values = std::get<0>(top).contiguous(), top_index = std::get<1>(top).contiguous();
+  auto positive = torch::zeros({s.batch, s.rows, s.anchors}, torch::kUInt8);
+  auto row_maxima = torch::empty({2, s.batch, s.rows});
+  auto anchor_score = torch::empty({s.batch, s.anchors});
+  losses::Assignment out{torch::empty({s.batch, s.anchors}, torch::kBool), torch::empty({s.batch, s.anchors}, torch::kLong),
+                         torch::empty({s.batch, s.anchors}, torch::kLong), torch::empty({s.batch, s.anchors, 4}),
+                         torch::empty({s.batch, s.anchors, classes})};
+  const fused::SelectionInputs in{metric.data_ptr<float>(), iou.data_ptr<float>(), top_values.data_ptr<float>(),
+                                  top_index.data_ptr<int64_t>(), labels.data_ptr<int64_t>(), boxes.data_ptr<float>()};
+  const fused::SelectionOutputs o{positive.data_ptr<uint8_t>(),   row_maxima[0].data_ptr<float>(),
+                                  row_maxima[1].data_ptr<float>(), anchor_score.data_ptr<float>(),
+                                  out.foreground.data_ptr<bool>(), out.gt_index.data_ptr<int64_t>(),
+                                  out.labels.data_ptr<int64_t>(),  out.boxes.data_ptr<float>(),
+                                  out.scores.data_ptr<float>()};
+  const int64_t rows = s.batch * s.rows, anchors = s.batch * s.anchors;
+  for (int64_t row = 0; row < rows; ++row) {
+    fused::tas::mark_orphan(s, in, o, row, fused::tas::scan_row(s, in, row, 0, 1));
+    for (int64_t j = 0; j < s.topk; ++j) fused::tas::mark_top(s, in, o, row, j);
+  }
+  for (int64_t i = 0; i < anchors; ++i) fused::tas::resolve_anchor(s, in, o, i);
+  for (int64_t row = 0; row < rows; ++row) {
+    const auto maxima = fused::tas::scan_maxima(s, in, o, row, 0, 1);
+    o.metric_max[row] = maxima.metric;
+    o.iou_max[row] = maxima.iou;
+  }
+  for (int64_t i = 0; i < anchors; ++i) fused::tas::score_anchor(s, in, o, i);
+  for (int64_t i = 0; i < anchors * classes; ++i) fused::tas::score_class(s, o, i);
+  return out;
+}
 }  // namespace
 
 TEST_CASE("task_aligned_selection composed: a conflict keeps the higher IoU, an orphan takes its best anchor") {
@@ -69,6 +127,25 @@ TEST_CASE("task_aligned_selection composed: a conflict keeps the higher IoU, an 
   CHECK(out.scores.allclose(expected, 0, 1e-6));
 }
 
+TEST_CASE("the fused task-aligned selection's code, run on the CPU, gives the composed outputs bit for bit") {
+  torch::manual_seed(19);
+  for (const int64_t anchors : {40, 300}) {
+    const auto aligned = crowded(3, 9, anchors, torch::kCPU);
+    const auto labels = torch::randint(0, 7, {3, 9}, torch::kLong);
+    const auto boxes = torch::rand({3, 9, 4}) * 100.0;
+    for (const bool ensure : {true, false})
+      for (const int64_t topk : {1, 10, 64}) {
+        INFO("anchors ", anchors, ", ensure_one_anchor ", ensure, ", topk ", topk);
+        losses::TaskAlignedAssignerOptions options;
+        options.ensure_one_anchor = ensure;
+        options.topk = topk;
+        const auto want = losses::task_aligned_selection_composed(aligned, labels, boxes, 7, options);
+        CHECK(want.foreground.sum().item<int64_t>() > 0);
+        check_same(run_kernel_code_on_host(aligned, labels, boxes, 7, options), want);
+      }
+  }
+}
+
 TEST_CASE("task_aligned_selection under auto on the CPU is the composed path bit for bit") {
   torch::manual_seed(5);
   const auto aligned = crowded(2, 6, 50, torch::kCPU);
@@ -87,9 +164,9 @@ TEST_CASE("task_aligned_selection's refusals name what the kernels do not take")
     MESSAGE("skipped: needs a CUDA device and a build with the fused kernels");
     return;
   }
-  const auto aligned = crowded(1, 5, 20, torch::kCUDA);
-  const auto labels = torch::zeros({1, 5}, torch::TensorOptions().dtype(torch::kLong).device(torch::kCUDA));
-  const auto boxes = torch::zeros({1, 5, 4}, torch::kCUDA);
+  const auto aligned = crowded(2, 5, 20, torch::kCUDA);
+  const auto labels = torch::zeros({2, 5}, torch::TensorOptions().dtype(torch::kLong).device(torch::kCUDA));
+  const auto boxes = torch::zeros({2, 5, 4}, torch::kCUDA);
   CHECK(losses::task_aligned_selection_refusal(aligned, labels, boxes, 3).empty());
   CHECK(losses::task_aligned_selection_refusal(aligned, labels.cpu(), boxes, 3) == "the inputs are not all on one CUDA device");
   CHECK(losses::task_aligned_selection_refusal(aligned, labels.to(torch::kInt), boxes, 3) == "labels must be int64");
