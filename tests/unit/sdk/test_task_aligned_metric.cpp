@@ -9,6 +9,8 @@
 #include <limits>
 #include <string>
 
+#include "../../../sdk/src/cuda/task_aligned_metric_device.cuh"  // the fused kernel's code, for the host
+#include "../../../sdk/src/losses/task_aligned_metric_shape.hpp"
 #include "fused_test_support.hpp"
 #include "libreyolo/sdk/fused_kernels.hpp"
 #include "libreyolo/sdk/losses/task_aligned_metric.hpp"
@@ -59,6 +61,35 @@ void check_same(const losses::AlignmentMetric& got, const losses::AlignmentMetri
   CHECK(same_bits(got.candidate_metric, want.candidate_metric));
 }
 
+
+// The fused kernel's per-pair code (task_aligned_metric_device.cuh) run on the CPU for every
+// (b, m, a), with the CUDA wrapper's launch description.
+losses::AlignmentMetric run_kernel_code_on_host(const losses::AlignmentInputs& in,
+                                                const losses::TaskAlignedAssignerOptions& options) {
+  namespace fused = libreyolo::sdk::fused;
+  const auto s = losses::metric_shape(in, options);
+  const auto gt = in.gt_boxes.contiguous(), pred = in.pred_boxes.contiguous();
+  const auto points = in.anchor_points.contiguous(), strides = in.anchor_strides.contiguous();
+  const auto labels = in.labels.contiguous(), valid = in.gt_valid.contiguous();
+  losses::AlignmentMetric out{torch::empty({s.batch, s.rows, s.anchors}), torch::empty({s.batch, s.rows, s.anchors}),
+                              torch::empty({s.batch, s.rows, s.anchors})};
+  const fused::AlignedMetricInputs inputs{gt.data_ptr<float>(),      pred.data_ptr<float>(),
+                                          points.data_ptr<float>(),  strides.data_ptr<float>(),
+                                          in.pred_scores.data_ptr<float>(), labels.data_ptr<int64_t>(),
+                                          valid.data_ptr<bool>()};
+  const fused::AlignedMetricOutputs outputs{out.iou.data_ptr<float>(), out.metric.data_ptr<float>(),
+                                            out.candidate_metric.data_ptr<float>()};
+  for (int64_t i = 0; i < s.batch * s.rows * s.anchors; ++i) fused::tam::metric_of_pair(s, inputs, outputs, i);
+  return out;
+}
+
+// Equal as NaN patterns, within `tolerance` (relative to each tensor's largest magnitude) elsewhere.
+void check_close(const torch::Tensor& got, const torch::Tensor& want, double tolerance) {
+  CHECK(torch::equal(torch::isnan(got), torch::isnan(want)));
+  const auto zero = torch::zeros({});
+  CHECK(libreyolo::test::relative_difference(torch::where(torch::isnan(got), zero, got),
+                                             torch::where(torch::isnan(want), zero, want)) <= tolerance);
+}
 }  // namespace
 
 TEST_CASE("task_aligned_metric composed: candidates inside the box and within reach, metric off padding rows") {
@@ -84,6 +115,46 @@ TEST_CASE("task_aligned_metric composed: candidates inside the box and within re
   options.max_distance = 0.0;
   const auto unlimited = losses::task_aligned_metric_composed(in, options);
   CHECK(torch::equal(unlimited.candidate_metric, torch::tensor({0.5f, 0.0f, 0.5f, 0.0f, 0.0f, 0.0f}).view({1, 2, 3})));
+}
+
+TEST_CASE("the fused task-aligned metric's code, run on the CPU, gives the composed outputs") {
+  // The GPU case below checks the kernel itself bit for bit; this one runs its code on every
+  // build. Plain IoU with PyTorch's special powers is float32 arithmetic only: bit for bit. CIoU's
+  // atan and the general pow are the C library's here and PyTorch's vectorised ones (SLEEF) in the
+  // composed ops: within 1e-6 of the largest value.
+  torch::manual_seed(41);
+  auto in = random_inputs(2, 6, 16, 5);
+  in.pred_boxes.index_put_({1, 5, 2}, std::numeric_limits<float>::quiet_NaN());
+  struct Setting {
+    losses::IoUKind kind;
+    double score_power, iou_power, max_distance;
+    bool exact;
+  };
+  for (const Setting& c : {Setting{losses::IoUKind::iou, 0.5, 2.0, 0.0, true},
+                           Setting{losses::IoUKind::iou, 1.0, 3.0, 14.99, true},
+                           Setting{losses::IoUKind::iou, 0.5, 2.0, 2.5, true},  // a limit that binds
+                           Setting{losses::IoUKind::giou, 3.0, 1.0, 0.0, true},
+                           Setting{losses::IoUKind::diou, 0.5, 2.0, 14.99, true},
+                           Setting{losses::IoUKind::ciou, 0.5, 6.0, 14.99, false},
+                           Setting{losses::IoUKind::ciou, 3.0, 0.25, 0.0, false}}) {
+    INFO("kind ", static_cast<int>(c.kind), ", powers ", c.score_power, " and ", c.iou_power);
+    losses::TaskAlignedAssignerOptions options;
+    options.iou_kind = c.kind;
+    options.score_power = c.score_power;
+    options.iou_power = c.iou_power;
+    options.max_distance = c.max_distance;
+    const auto want = losses::task_aligned_metric_composed(in, options);
+    const auto got = run_kernel_code_on_host(in, options);
+    CHECK((want.candidate_metric > 0).sum().item<int64_t>() > 0);
+    if (c.exact) {
+      check_same(got, want);
+    } else {
+      check_close(got.iou, want.iou, 1e-6);
+      check_close(got.metric, want.metric, 1e-6);
+      check_close(got.candidate_metric, want.candidate_metric, 1e-6);
+      CHECK(torch::equal(got.candidate_metric > 0, want.candidate_metric > 0));
+    }
+  }
 }
 
 TEST_CASE("task_aligned_metric under auto on the CPU is the composed path bit for bit") {
