@@ -1,5 +1,4 @@
-# The warm follow-up of run21a.sh: simota_selection alone against off (bench fused, YOLOX-s), the
-# default steps of YOLOv9-t and YOLOX-s (the last default
+# The warm follow-up of run21a.sh: the default steps of YOLOv9-t and YOLOX-s (the last default
 # YOLOv9-t step, run19f: 22.61 ms median, GPU busy 20.85 ms; YOLOX-s, run18: 16.1 ms) and the
 # YOLOX criterion's kernel time by stage (tests/tools/yolox_loss_attribution.py, the composed code
 # before and after the twentieth session's changes). KERNELS (env, optional): fused kernels that
@@ -8,8 +7,6 @@
 source .gpu/common.sh
 stamp "start"
 common="data=$W/coco128x8/data.yaml imgsz=640 batch=16 workers=16 cache=ram device=0 project=/tmp/runs cuda_graph=true"
-timeout 100 $H bench fused model=yoloxs $common steps=40 warmup=10 fused_kernels=simota_selection json=$OUT/fused_simsel_yoloxs.json > $W/g.log 2>&1
-stamp "fused simota_selection yoloxs rc=$?: $(grep -E 'speedup|identical|equal' $W/g.log | head -4 | cut -c1-300)"; cat $W/g.log >> $OUT/fused.log
 for m in yolo9t yoloxs; do
   timeout 45 $H bench step model=$m $common steps=40 warmup=10 json=$OUT/step_$m.json > $W/s.log 2>&1
   stamp "step $m default rc=$?: $(grep 'bench step:' $W/s.log | cut -c1-420)"

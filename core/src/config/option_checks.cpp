@@ -1,5 +1,6 @@
 #include "option_checks.hpp"
 
+#include "libreyolo/core/config/fused_kernel_selection.hpp"
 #include "libreyolo/core/error.hpp"
 
 namespace libreyolo::core::config::checks {
@@ -29,6 +30,10 @@ ValueCheck number_from(double low, double high) {
 }
 
 ValueCheck probability() { return number_from(0, 1); }
+
+ValueCheck fused_kernel_names() {
+  return [](const std::string&, const OptionValue& value) { parse_fused_kernels(std::get<std::string>(value)); };
+}
 
 ValueCheck multiple_of(long long step, const std::string& expected) {
   return [step, expected](const std::string& key, const OptionValue& value) {

@@ -23,6 +23,8 @@ ValueCheck positive_scales();  // a range whose low end is above 0
 ValueCheck required(const std::string& what, const std::string& why, const std::string& what_to_do);
 // task=detect (any case) only: the other LibreYOLO tasks are refused with why.
 ValueCheck detect_task_only();
+// fused_kernels=: off, auto, measured, kernel names joined by + (fused_kernel_selection.hpp).
+ValueCheck fused_kernel_names();
 // freeze= as LibreYOLO writes it (N, a list of indices and names, a name): syntax only.
 ValueCheck freeze_syntax();
 // `first`, then `second`.

@@ -89,18 +89,17 @@ std::vector<TrainOption> training_only_options() {
       {{"clip_grad", T::number, "0", "max gradient norm; 0 = no clipping"}, &C::clip_grad, number_from(0, 1e6)},
       {{"multi_scale", T::boolean, "false", "random input size per batch"}, &C::multi_scale},
       {{"cuda_graph", T::boolean, "false", "capture the network into a CUDA graph"}, &C::cuda_graph},
-      {{"fused_kernels", T::choice, "measured",
+      {{"fused_kernels", T::text, "measured",
         "measured: the fused kernels measured faster on an H200 (the 2x2 average pool, the SPP's max pool, the "
         "DETRs' Hungarian matching on the GPU and deformable attention's sampling, the task-aligned assigner's "
         "metric, and weight_casts: in the whole-step graph the convolutions read float16 copies of their weights "
         "made in one launch per step); "
         "auto: every one where built and the inputs suit it (also BatchNorm + SiLU and the untested "
-        "task_aligned_selection, simota_cost and simota_selection); one kernel's name: that "
-        "kernel alone; off: composed PyTorch ops, per-layer casts and host matching",
-        {"measured", "off", "auto", "deform_sampling", "batch_norm_silu", "avg_pool_2x2", "max_pool_same",
-         "linear_assignment", "weight_casts", "task_aligned_metric", "task_aligned_selection",
-         "simota_cost", "simota_selection"}},
-       &C::fused_kernels},
+        "task_aligned_selection, simota_cost and simota_selection); a kernel's name (deform_sampling, "
+        "batch_norm_silu, avg_pool_2x2, max_pool_same, linear_assignment, weight_casts, task_aligned_metric, "
+        "task_aligned_selection, simota_cost, simota_selection), or names joined by +: those alone; measured+names: "
+        "the measured ones and those; off: composed PyTorch ops, per-layer casts and host matching"},
+       &C::fused_kernels, fused_kernel_names()},
       {{"cudnn_benchmark_limit", T::integer, "10",
         "convolution algorithms cuDNN's benchmark times per new shape (PyTorch's cudnn.benchmark_limit; 0 = every "
         "one: a slower first step, maybe faster convolutions)"},

@@ -8,6 +8,7 @@
 #include <cmath>
 #include <tuple>
 
+#include "libreyolo/core/config/fused_kernel_selection.hpp"
 #include "libreyolo/core/device/cuda_info.hpp"
 #include "libreyolo/core/profiler/host_sync_counter.hpp"
 #include "libreyolo/core/error.hpp"
@@ -287,8 +288,10 @@ StepComparison benchmark_fused(const TrainRequest& request, int warmup, int step
                 "both sessions would run the composed PyTorch operations",
                 "pass fused_kernels=measured (the default), auto, or one kernel's name");
   }
+  // The first session: off, or for measured+names the measured default (is the candidate worth
+  // adding to the default?).
   TrainRequest composed = request;
-  composed.config.fused_kernels = "off";
+  composed.config.fused_kernels = config::fused_kernels_baseline(request.config.fused_kernels);
   return compare_sessions({composed, request.config.cuda_graph}, {request, request.config.cuda_graph}, warmup, steps);
 }
 

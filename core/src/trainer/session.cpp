@@ -27,6 +27,7 @@
 #include "libreyolo/core/distributed/replica_state.hpp"
 #include "libreyolo/core/trainer/autobatch.hpp"
 #include "libreyolo/core/device/device_choice.hpp"
+#include "libreyolo/core/config/fused_kernel_selection.hpp"
 #include "libreyolo/sdk/fused_kernels.hpp"
 #include "distributed_setup.hpp"
 #include "whole_step.hpp"
@@ -213,11 +214,8 @@ void log_model_size(Session& s) {
 void build_model(Session& s, const TrainRequest& request) {
   torch::manual_seed(static_cast<std::uint64_t>(s.config.seed));
   // Before the model exists: the first forward (the GFLOPs count) already samples.
-  const auto& fused = s.config.fused_kernels;  // measured, off, auto, or one kernel's name
-  const auto policy = fused == "off"        ? sdk::FusedKernels::off
-                      : fused == "measured" ? sdk::FusedKernels::measured
-                                            : sdk::FusedKernels::when_built;
-  sdk::set_fused_kernels(policy, fused == "auto" || policy != sdk::FusedKernels::when_built ? "" : fused);
+  const auto fused = config::parse_fused_kernels(s.config.fused_kernels);
+  sdk::set_fused_kernels(fused.policy, fused.only);
   const sdk::ModelSpec spec{s.size, s.dataset.nc(), s.config.imgsz};
   s.model = s.family->family->create_detector(spec);
   if (request.weights) load_start_weights(*s.model, *request.weights, s.dataset.nc());

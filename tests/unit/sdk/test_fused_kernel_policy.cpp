@@ -38,3 +38,20 @@ TEST_CASE("fused_kernels policy: measured allows the measured list only, a name 
     for (const char* name : sdk::kFusedKernelNames) CHECK_MESSAGE(sdk::fused_kernel_allowed(name), name);
   }
 }
+
+TEST_CASE("fused_kernels policy: names joined by + allow those alone, or add them to the measured list") {
+  {
+    const PolicyGuard two(sdk::FusedKernels::when_built, "simota_cost+simota_selection");
+    for (const char* name : sdk::kFusedKernelNames) {
+      const std::string n = name;
+      CHECK_MESSAGE(sdk::fused_kernel_allowed(name) == (n == "simota_cost" || n == "simota_selection"), name);
+    }
+  }
+  {
+    const PolicyGuard more(sdk::FusedKernels::measured, "simota_selection");
+    CHECK(sdk::fused_kernel_allowed("simota_selection"));
+    CHECK(sdk::fused_kernel_allowed("task_aligned_metric"));  // measured
+    CHECK_FALSE(sdk::fused_kernel_allowed("simota_cost"));
+    CHECK_FALSE(sdk::fused_kernel_allowed("batch_norm_silu"));
+  }
+}

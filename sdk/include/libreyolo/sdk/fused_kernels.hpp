@@ -23,8 +23,10 @@ enum class FusedKernels {
   measured,    // as when_built, for the kernels in kMeasuredFasterKernels only
 };
 
-// `only`: with when_built, the one kernel allowed (one of kFusedKernelNames; "" = every one), so
-// that each can be measured alone.
+// `only`: kernels of kFusedKernelNames, one name or several joined by '+' ("simota_cost+
+// simota_selection"). With when_built, those alone ("" = every one), so that each can be measured
+// alone; with measured, those in addition to the measured ones (to measure a candidate for the
+// default against the default); ignored with off.
 LIBREYOLO_SDK_API void set_fused_kernels(FusedKernels policy, const std::string& only = "");
 LIBREYOLO_SDK_API FusedKernels fused_kernels();
 // Whether the policy lets the kernel `name` run (its own refusals still apply).

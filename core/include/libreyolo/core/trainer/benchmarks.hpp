@@ -93,8 +93,9 @@ struct StepComparison {
 // The capture manager checked against eager: first eager, second with cuda_graph=true.
 StepComparison benchmark_capture(const TrainRequest& request, int warmup, int steps);
 
-// The fused kernels checked against the composed PyTorch ops: first with fused_kernels=off,
-// second with the request's fused_kernels (not off); both with the request's cuda_graph.
+// The fused kernels checked against the composed PyTorch ops: first with fused_kernels=off (or,
+// for measured+names, with measured: the default against the default and the candidates), second
+// with the request's fused_kernels (not off); both with the request's cuda_graph.
 StepComparison benchmark_fused(const TrainRequest& request, int warmup, int steps);
 
 struct TrainBenchmark {
