@@ -12,6 +12,7 @@
 #include "fused_input_checks.hpp"
 #include "libreyolo/sdk/fused_kernels.hpp"
 #include "simota_cost_fused.hpp"
+#include "simota_cost_shape.hpp"
 
 namespace libreyolo::sdk::losses {
 namespace {
@@ -44,8 +45,7 @@ torch::Tensor centre_prior(const SimOtaCostInputs& in, const SimOtaCostOptions& 
 torch::Tensor class_cost(const SimOtaCostInputs& in) {
   const int64_t batch = in.gt_boxes.size(0), rows = in.gt_boxes.size(1), anchors = in.pred_scores.size(1);
   const auto zero = torch::zeros({}, in.pred_scores.options()), one = torch::ones({}, in.pred_scores.options());
-  const auto negative_sum =
-      torch::binary_cross_entropy(in.pred_scores, zero.expand_as(in.pred_scores), {}, at::Reduction::None).sum(2);
+  const auto negative_sum = simota_negative_class_sum(in.pred_scores);
   const auto score = in.pred_scores.transpose(1, 2).gather(1, in.labels.unsqueeze(2).expand({batch, rows, anchors}));
   const auto positive = torch::binary_cross_entropy(score, one.expand_as(score), {}, at::Reduction::None);
   const auto negative = torch::binary_cross_entropy(score, zero.expand_as(score), {}, at::Reduction::None);

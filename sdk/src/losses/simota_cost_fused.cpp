@@ -9,37 +9,17 @@
 #include <torch/torch.h>
 
 #include "../cuda/simota_cost_kernels.hpp"
+#include "simota_cost_shape.hpp"
 
 namespace libreyolo::sdk::losses {
-namespace {
-
-fused::SimOtaCostShape shape_of(const SimOtaCostInputs& in, const SimOtaCostOptions& options) {
-  fused::SimOtaCostShape s;
-  s.batch = in.pred_scores.size(0);
-  s.anchors = in.pred_scores.size(1);
-  s.rows = in.gt_boxes.size(1);
-  for (int d = 0; d < 3; ++d) s.score_strides[d] = in.pred_scores.stride(d);
-  // The double options become float32 where PyTorch hands a scalar to a float op.
-  s.center_radius = static_cast<float>(options.center_radius);
-  s.iou_weight = static_cast<float>(options.iou_weight);
-  s.outside_center_cost = static_cast<float>(options.outside_center_cost);
-  s.log_epsilon = static_cast<float>(1e-8);
-  return s;
-}
-
-}  // namespace
 
 std::string fused_simota_cost_unavailable() { return ""; }
 
 SimOtaCost fused_simota_cost(const SimOtaCostInputs& in, const SimOtaCostOptions& options) {
   torch::NoGradGuard no_grad;
   const c10::cuda::CUDAGuard guard(in.pred_scores.device());
-  const auto shape = shape_of(in, options);
-  const auto zero = torch::zeros({}, in.pred_scores.options());
-  const auto negative_sum =
-      torch::binary_cross_entropy(in.pred_scores, zero.expand_as(in.pred_scores), {}, at::Reduction::None)
-          .sum(2)
-          .contiguous();
+  const auto shape = simota_cost_shape(in, options);
+  const auto negative_sum = simota_negative_class_sum(in.pred_scores);
   // Small inputs made dense (no copy when they are already); the scores are read at their strides.
   const auto pred_boxes = in.pred_boxes.contiguous(), grid = in.grid.contiguous();
   const auto strides = in.strides.contiguous(), gt_boxes = in.gt_boxes.contiguous();

@@ -8,9 +8,8 @@
 #include <c10/cuda/CUDAGuard.h>
 #include <torch/torch.h>
 
-#include <algorithm>
-
 #include "../cuda/task_aligned_selection_kernels.hpp"
+#include "task_aligned_selection_shape.hpp"
 
 namespace libreyolo::sdk::losses {
 
@@ -22,14 +21,7 @@ Assignment fused_task_aligned_selection(const AlignmentMetric& aligned, const to
   const c10::cuda::CUDAGuard guard(aligned.metric.device());
   const auto metric = aligned.metric.contiguous(), iou = aligned.iou.contiguous();
   const auto labels = labels_in.contiguous(), gt_boxes = gt_boxes_in.contiguous();
-  fused::SelectionShape s;
-  s.batch = metric.size(0);
-  s.rows = metric.size(1);
-  s.anchors = metric.size(2);
-  s.classes = classes;
-  s.topk = std::min(options.topk, s.anchors);
-  s.ensure_one_anchor = options.ensure_one_anchor;
-  s.eps = static_cast<float>(options.eps);
+  const auto s = selection_shape(metric, classes, options);
   const auto top = aligned.candidate_metric.topk(s.topk, -1);
   const auto top_values = std::get<0>(top).contiguous(), top_index = std::get<1>(top).contiguous();
 

@@ -10,6 +10,7 @@
 #include <string>
 
 #include "../../../sdk/src/cuda/simota_cost_device.cuh"  // the fused kernel's code, compiled for the host
+#include "../../../sdk/src/losses/simota_cost_shape.hpp"
 #include "fused_test_support.hpp"
 #include "libreyolo/sdk/fused_kernels.hpp"
 #include "libreyolo/sdk/losses/simota_cost.hpp"
@@ -76,19 +77,8 @@ torch::Tensor class_cost_before(const losses::SimOtaCostInputs& in) {
 // anchor), with the class BCE's negative sum by the composed ops as the CUDA wrapper computes it.
 losses::SimOtaCost run_kernel_code_on_host(const losses::SimOtaCostInputs& in, const losses::SimOtaCostOptions& options) {
   namespace fused = libreyolo::sdk::fused;
-  fused::SimOtaCostShape s;
-  s.batch = in.pred_scores.size(0);
-  s.anchors = in.pred_scores.size(1);
-  s.rows = in.gt_boxes.size(1);
-  for (int d = 0; d < 3; ++d) s.score_strides[d] = in.pred_scores.stride(d);
-  s.center_radius = static_cast<float>(options.center_radius);
-  s.iou_weight = static_cast<float>(options.iou_weight);
-  s.outside_center_cost = static_cast<float>(options.outside_center_cost);
-  s.log_epsilon = static_cast<float>(1e-8);
-  const auto negative_sum =
-      torch::binary_cross_entropy(in.pred_scores, torch::zeros({}).expand_as(in.pred_scores), {}, at::Reduction::None)
-          .sum(2)
-          .contiguous();
+  const auto s = losses::simota_cost_shape(in, options);
+  const auto negative_sum = losses::simota_negative_class_sum(in.pred_scores);
   const auto boxes = in.pred_boxes.contiguous(), grid = in.grid.contiguous(), strides = in.strides.contiguous();
   const auto gt = in.gt_boxes.contiguous(), labels = in.labels.contiguous(), valid = in.gt_valid.contiguous();
   losses::SimOtaCost out{torch::empty({s.batch, s.rows, s.anchors}), torch::empty({s.batch, s.rows, s.anchors}),

@@ -4,11 +4,11 @@
 // for bit (conflicts of two and three rows, orphans, padding rows, NaN metric and IoU).
 #include "../torch_doctest.hpp"
 
-#include <algorithm>
 #include <limits>
 #include <string>
 
 #include "../../../sdk/src/cuda/task_aligned_selection_device.cuh"  // the fused kernels' code, for the host
+#include "../../../sdk/src/losses/task_aligned_selection_shape.hpp"
 #include "fused_test_support.hpp"
 #include "libreyolo/sdk/fused_kernels.hpp"
 #include "libreyolo/sdk/losses/task_aligned_selection.hpp"
@@ -64,14 +64,7 @@ losses::Assignment run_kernel_code_on_host(const losses::AlignmentMetric& aligne
   namespace fused = libreyolo::sdk::fused;
   const auto metric = aligned.metric.contiguous(), iou = aligned.iou.contiguous();
   const auto labels = labels_in.contiguous(), boxes = boxes_in.contiguous();
-  fused::SelectionShape s;
-  s.batch = metric.size(0);
-  s.rows = metric.size(1);
-  s.anchors = metric.size(2);
-  s.classes = classes;
-  s.topk = std::min(options.topk, s.anchors);
-  s.ensure_one_anchor = options.ensure_one_anchor;
-  s.eps = static_cast<float>(options.eps);
+  const auto s = losses::selection_shape(metric, classes, options);
   const auto top = aligned.candidate_metric.topk(s.topk, -1);
   const auto top_values = std::get<0>(top).contiguous(), top_index = std::get<1>(top).contiguous();
   auto positive = torch::zeros({s.batch, s.rows, s.anchors}, torch::kUInt8);
