@@ -19,8 +19,8 @@ struct PolicyGuard {  // the policy is process-wide: leave it as found
 TEST_CASE("fused_kernels policy: measured allows the measured list only, a name allows that kernel alone") {
   {
     const PolicyGuard measured(sdk::FusedKernels::measured, "");
-    for (const char* name :
-         {"avg_pool_2x2", "max_pool_same", "linear_assignment", "deform_sampling", "weight_casts", "task_aligned_metric"})
+    for (const char* name : {"avg_pool_2x2", "max_pool_same", "linear_assignment", "deform_sampling", "weight_casts",
+                             "task_aligned_metric", "task_aligned_selection", "simota_cost", "simota_selection"})
       CHECK_MESSAGE(sdk::fused_kernel_allowed(name), name);
     CHECK_FALSE(sdk::fused_kernel_allowed("batch_norm_silu"));
   }
@@ -48,10 +48,13 @@ TEST_CASE("fused_kernels policy: names joined by + allow those alone, or add the
     }
   }
   {
-    const PolicyGuard more(sdk::FusedKernels::measured, "simota_selection");
-    CHECK(sdk::fused_kernel_allowed("simota_selection"));
+    const PolicyGuard more(sdk::FusedKernels::measured, "batch_norm_silu");
+    CHECK(sdk::fused_kernel_allowed("batch_norm_silu"));
     CHECK(sdk::fused_kernel_allowed("task_aligned_metric"));  // measured
-    CHECK_FALSE(sdk::fused_kernel_allowed("simota_cost"));
+    CHECK(sdk::fused_kernel_allowed("linear_assignment"));
+  }
+  {
+    const PolicyGuard plain(sdk::FusedKernels::measured, "");
     CHECK_FALSE(sdk::fused_kernel_allowed("batch_norm_silu"));
   }
 }

@@ -31,7 +31,7 @@ void check_same(const losses::SimOtaSelection& got, const losses::SimOtaSelectio
 
 // Crowded random costs: B images, M rows (the last padding: cost +inf, k 0), A anchors of which
 // about a third are no candidate (+inf for every row); costs drawn from few values so that rows
-// tie; a conflict decided by a NaN cost; k from 0 to topk.
+// tie; a conflict decided by a NaN cost; k from 0 to topk. Needs rows >= 5 and anchors >= 3.
 struct Case {
   losses::SimOtaCost cost;
   torch::Tensor dynamic_k;
@@ -121,7 +121,7 @@ TEST_CASE("simota_selection's refusals name what the kernels do not take") {
     MESSAGE("skipped: needs a CUDA device and a build with the fused kernels");
     return;
   }
-  const auto c = random_case(1, 3, 20, 5);
+  const auto c = random_case(1, 6, 20, 5);
   const losses::SimOtaCost cost{c.cost.iou.cuda(), c.cost.cost.cuda(), c.cost.candidates.cuda()};
   const auto k = c.dynamic_k.cuda();
   CHECK(losses::simota_selection_refusal(cost, k, 5).empty());

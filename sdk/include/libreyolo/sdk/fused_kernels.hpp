@@ -46,9 +46,14 @@ inline constexpr const char* kFusedKernelNames[] = {"deform_sampling",   "batch_
 // GPU-bound, the deformable sampling (RT-DETR-r18 end to end 474 -> 562 images/s), and the
 // weight casts as one launch (the same bits; YOLOv9-t's step 24.37 -> 23.48 ms, YOLOX-s's 16.42
 // -> 16.14 ms), and the task-aligned assigner's metric in one kernel (the same bits; YOLOv9-t's
-// GPU time 24.06 -> 22.97 ms a step). Not BatchNorm + SiLU (the step slower).
-inline constexpr const char* kMeasuredFasterKernels[] = {"avg_pool_2x2", "max_pool_same", "linear_assignment",
-                                                         "deform_sampling", "weight_casts", "task_aligned_metric"};
+// GPU time 24.06 -> 22.97 ms a step), and the assigner's selection (the same bits; YOLOv9-t's step
+// 22.45 -> 21.97 ms fastest), and YOLOX's SimOTA cost and selection (the same bits; YOLOX-s's
+// step 15.94 -> 15.18 ms fastest). Not BatchNorm + SiLU (the step slower).
+inline constexpr const char* kMeasuredFasterKernels[] = {"avg_pool_2x2",        "max_pool_same",
+                                                         "linear_assignment",   "deform_sampling",
+                                                         "weight_casts",        "task_aligned_metric",
+                                                         "task_aligned_selection", "simota_cost",
+                                                         "simota_selection"};
 // True when this SDK was compiled with its CUDA kernels (a CUDA LibTorch and nvcc).
 LIBREYOLO_SDK_API bool fused_kernels_built();
 
