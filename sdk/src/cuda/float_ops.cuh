@@ -3,6 +3,8 @@
 // each result: on the device explicit _rn intrinsics (nvcc would otherwise contract a multiply and
 // an add into one FMA); on the host plain operators (x86-64 without -mfma has no FMA to contract
 // into). For the kernels' per-item code that unit tests also run on the CPU.
+#include <cmath>
+
 #include "host_device.cuh"
 
 namespace libreyolo::sdk::fused::ops {
@@ -20,5 +22,8 @@ inline float div(float a, float b) { return a / b; }
 #endif
 
 LIBREYOLO_HOST_DEVICE inline bool is_nan(float x) { return x != x; }
+// torch::minimum / torch::maximum on floats: a NaN operand wins.
+LIBREYOLO_HOST_DEVICE inline float minimum(float a, float b) { return a != a ? a : (b != b ? b : fminf(a, b)); }
+LIBREYOLO_HOST_DEVICE inline float maximum(float a, float b) { return a != a ? a : (b != b ? b : fmaxf(a, b)); }
 
 }  // namespace libreyolo::sdk::fused::ops

@@ -17,12 +17,12 @@
 
 namespace libreyolo::sdk::fused::simota {
 
-LIBREYOLO_HOST_DEVICE inline float minimum(float a, float b) { return a != a ? a : (b != b ? b : fminf(a, b)); }
-LIBREYOLO_HOST_DEVICE inline float maximum(float a, float b) { return a != a ? a : (b != b ? b : fmaxf(a, b)); }
 LIBREYOLO_HOST_DEVICE inline float std_max(float a, float b) { return a < b ? b : a; }
 
 using ops::add;
 using ops::div;
+using ops::maximum;
+using ops::minimum;
 using ops::mul;
 using ops::sub;
 

@@ -11,13 +11,14 @@
 #include <cmath>
 #include <cstdint>
 
+#include "float_ops.cuh"
 #include "host_device.cuh"
 #include "simota_selection_kernels.hpp"
 
 
 namespace libreyolo::sdk::fused::simota_select {
 
-LIBREYOLO_HOST_DEVICE inline bool is_nan(float x) { return x != x; }
+using ops::is_nan;
 LIBREYOLO_HOST_DEVICE inline bool is_finite(float x) { return x == x && x != INFINITY && x != -INFINITY; }
 
 // Launch 1, item j of B x M x topk: row (b, m) = j / topk takes its rank-(j % topk) anchor.

@@ -17,12 +17,11 @@ namespace libreyolo::sdk::fused::tam {
 
 using ops::add;
 using ops::div;
+using ops::maximum;
+using ops::minimum;
 using ops::mul;
 using ops::sub;
 
-// torch::minimum / torch::maximum on floats: a NaN operand wins.
-LIBREYOLO_HOST_DEVICE inline float minimum(float a, float b) { return a != a ? a : (b != b ? b : fminf(a, b)); }
-LIBREYOLO_HOST_DEVICE inline float maximum(float a, float b) { return a != a ? a : (b != b ? b : fmaxf(a, b)); }
 // clamp_min(x, lo) and clamp(x, lo, hi): NaN stays NaN.
 LIBREYOLO_HOST_DEVICE inline float clamp_min(float x, float lo) { return x != x ? x : fmaxf(x, lo); }
 LIBREYOLO_HOST_DEVICE inline float clamp(float x, float lo, float hi) { return x != x ? x : fminf(fmaxf(x, lo), hi); }
