@@ -67,6 +67,25 @@ WeightCopies::Swap::Swap(WeightCopies& copies) : copies_(copies) {
 
 WeightCopies::Swap::~Swap() { copies_.point_members_at(copies_.masters_); }
 
+std::vector<WeightCopies::LayerCopies> WeightCopies::unshared_layers() const {
+  std::vector<std::size_t> uses(copies_.size(), 0);
+  for (const auto& layer : layers_) {
+    ++uses[layer.weight];
+    if (layer.bias != kNone) ++uses[layer.bias];
+  }
+  std::vector<LayerCopies> result;
+  for (const auto& layer : layers_) {
+    if (uses[layer.weight] != 1) continue;
+    LayerCopies copies{copies_[layer.weight], {}};
+    if (layer.bias != kNone) {
+      if (uses[layer.bias] != 1) continue;  // its bias gradient would meet another in one .grad
+      copies.bias = copies_[layer.bias];
+    }
+    result.push_back(std::move(copies));
+  }
+  return result;
+}
+
 void WeightCopies::pass_gradients() {
   torch::NoGradGuard no_grad;
   // Undefined .grad: made and written in one launch (autograd would have taken the cast

@@ -253,6 +253,7 @@ void build_optimization(Session& s) {
   prepare_device_step_state(s);
   s.capture = make_capture_manager(s, s.config.cuda_graph);
   prepare_weight_copies(s);
+  prepare_weight_gradient_stream(s);
 }
 
 // batch=-1: rank 0 (or the only process) probes its GPU; every rank gets the global batch.

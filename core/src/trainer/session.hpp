@@ -13,6 +13,7 @@
 #include "libreyolo/core/capture/capture_manager.hpp"
 #include "libreyolo/core/amp/precision_plan.hpp"
 #include "libreyolo/core/amp/weight_copies.hpp"
+#include "libreyolo/core/amp/weight_gradient_stream.hpp"
 #include "libreyolo/core/data/dataset/dataset_config.hpp"
 #include "libreyolo/core/data/dataset/dataset_samples.hpp"
 #include "libreyolo/core/data/loader/data_loader.hpp"
@@ -97,6 +98,10 @@ struct Session {
   // fused_kernels=weight_casts in whole-step mode: the convolutions read float16 copies of their
   // weights, refreshed after each optimizer step (prepare_weight_copies, whole_step.hpp).
   std::unique_ptr<amp::WeightCopies> weight_copies;
+  // fused_kernels=weight_grad_stream, with the weight copies: their convolutions' weight gradients
+  // on a second CUDA stream (prepare_weight_copies, whole_step.hpp).
+  std::unique_ptr<amp::WeightGradientStream> weight_grad_stream;
+  bool weight_grad_stream_reported = false;  // its first backward logged
   profiler::StepObserver* observer = nullptr;         // set while the profiler records a window
   std::unique_ptr<optim::Optimizer> optimizer;
   std::unique_ptr<amp::GradScaler> scaler;

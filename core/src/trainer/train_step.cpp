@@ -120,7 +120,13 @@ torch::Tensor forward_loss_backward(Session& s, const torch::Tensor& images, con
   const auto loss = (*s.criterion)(outputs, targets, images);
   mark_phase(s, StepPhase::backward);
   s.gradients_clear = false;
-  s.scaler->scale(loss.total / static_cast<double>(window_size)).backward();
+  {
+    std::optional<amp::WeightGradientStream::Backward> second_stream;
+    if (s.weight_grad_stream) second_stream.emplace(*s.weight_grad_stream);
+    s.scaler->scale(loss.total / static_cast<double>(window_size)).backward();
+    if (second_stream) second_stream->finish();  // before anything reads the weight gradients
+  }
+  report_weight_gradient_stream(s);
   if (s.weight_copies) s.weight_copies->pass_gradients();
   std::vector<torch::Tensor> parts;
   for (const auto& component : loss.components) parts.push_back(component.second.detach().to(torch::kFloat32).reshape({}));

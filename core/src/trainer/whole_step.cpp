@@ -108,6 +108,20 @@ void prepare_weight_copies(Session& s) {
   s.weight_copies = std::move(copies);
 }
 
+void prepare_weight_gradient_stream(Session& s) {
+  if (!sdk::fused_kernel_allowed("weight_grad_stream") || !s.precision.autocast || !s.device.is_cuda()) return;
+  std::string refusal = "it needs the weight copies of fused_kernels=weight_casts, and this run has none";
+  if (s.weight_copies) s.weight_grad_stream = amp::WeightGradientStream::start(*s.weight_copies, s.device.index(), refusal);
+  if (!s.weight_grad_stream) log::info("fused_kernels: the convolutions' weight gradients stay on the backward's stream (", refusal, ")");
+}
+
+void report_weight_gradient_stream(Session& s) {
+  if (!s.weight_grad_stream || s.weight_grad_stream_reported) return;
+  s.weight_grad_stream_reported = true;
+  log::info("fused_kernels: ", s.weight_grad_stream->routed_last_backward(),
+            " convolutions computed their weight gradients on a second stream, beside the backward");
+}
+
 std::optional<torch::Tensor> whole_step(Session& s, const data::Batch& batch, const optim::AccumulationWindow& window) {
   if (!s.capture->whole_step() || s.multi_scale) return std::nullopt;
   if (!s.step_buffers) s.step_buffers = std::make_shared<StepBuffers>();

@@ -54,6 +54,11 @@ void prepare_device_step_state(Session& session);
 // casting them one by one in every forward. Says in one line what it did or why not. Call after
 // the capture manager is made.
 void prepare_weight_copies(Session& session);
+// fused_kernels=weight_grad_stream: the weight copies' convolutions compute their weight
+// gradients on a second stream (amp/weight_gradient_stream.hpp). Call after prepare_weight_copies.
+void prepare_weight_gradient_stream(Session& session);
+// After the first backward that used it: one log line saying how many layers did.
+void report_weight_gradient_stream(Session& session);
 
 // One training step through the capture manager's whole-step mode: eager, recorded or replayed.
 // nullopt when the session is not in that mode or this batch needs the ordinary step

@@ -68,6 +68,14 @@ class WeightCopies {
   // copies' .grad dropped. One launch when every weight's .grad was undefined, two otherwise.
   void pass_gradients();
 
+  // The copies of each layer whose weight no other layer shares (bias undefined where the layer
+  // has none or shares it): the layers whose gradients autograd hands to their copy's .grad as
+  // the convolution made them, with no addition (weight_gradient_stream.hpp relies on it).
+  struct LayerCopies {
+    torch::Tensor weight, bias;
+  };
+  std::vector<LayerCopies> unshared_layers() const;
+
  private:
   struct Layer {
     torch::nn::Conv2dImpl* conv;
