@@ -2,8 +2,8 @@
 // a second CUDA stream give the gradients one stream gives, bit for bit, eager and inside the
 // whole-step graph. Without a CUDA device (CI) only the refusal is checked.
 #include "../torch_doctest.hpp"
+#include "../deterministic_cudnn.hpp"
 
-#include <ATen/Context.h>
 #include <torch/cuda.h>
 
 #include <functional>
@@ -21,18 +21,6 @@ using namespace libreyolo::core;
 namespace {
 
 const torch::Device kCuda(torch::kCUDA, 0);
-
-// Heuristic algorithm choice and deterministic kernels: the two runs must pick the same ones.
-class DeterministicCudnn {
- public:
-  DeterministicCudnn() : previous_(at::globalContext().deterministicCuDNN()) {
-    at::globalContext().setDeterministicCuDNN(true);
-  }
-  ~DeterministicCudnn() { at::globalContext().setDeterministicCuDNN(previous_); }
-
- private:
-  bool previous_;
-};
 
 std::shared_ptr<families::yolo9::Yolo9Detector> yolo9t_on_gpu() {
   torch::manual_seed(0);

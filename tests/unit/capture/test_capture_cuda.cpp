@@ -1,8 +1,8 @@
 // The real CUDA-graph recorder against eager, on the GPU. Without a CUDA device these cases
 // return at once (CI has none); on the GPU machine they are the capture manager's proof.
 #include "../torch_doctest.hpp"
+#include "../deterministic_cudnn.hpp"
 
-#include <ATen/Context.h>
 #include <torch/cuda.h>
 
 #include <functional>
@@ -64,17 +64,6 @@ Comparison compare(const std::vector<torch::Tensor>& a, const std::vector<torch:
   }
   return c;
 }
-
-class DeterministicCudnn {
- public:
-  DeterministicCudnn() : previous_(at::globalContext().deterministicCuDNN()) {
-    at::globalContext().setDeterministicCuDNN(true);
-  }
-  ~DeterministicCudnn() { at::globalContext().setDeterministicCuDNN(previous_); }
-
- private:
-  bool previous_;
-};
 
 }  // namespace
 
