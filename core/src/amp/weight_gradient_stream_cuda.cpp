@@ -10,14 +10,12 @@
 // bias gradients on the second stream, which first waits for the current one (the output
 // gradient is written by then).
 //
-// Memory: the second stream reads the layer's input and output gradient after autograd may have
-// let them go; the caching allocator would hand their memory to the next tensor of the first
-// stream while the second still reads it. So each routed layer's two tensors are held until the
-// first stream has waited for that layer's weight gradient: at the latest kMostLayersBehind
-// layers later, or at the join.
+// The bookkeeping (what is routed, what is held for how long, the hand-over check) is
+// WeightGradientStream's (weight_gradient_stream.cpp); here are the CUDA events that order the
+// two streams and the routed kernel.
+#include <ATen/DeviceGuard.h>
 #include <ATen/ops/convolution_backward_native.h>
 #include <ATen/ops/convolution_backward_ops.h>
-#include <ATen/DeviceGuard.h>
 #include <c10/cuda/CUDAGuard.h>
 #include <c10/cuda/CUDAStream.h>
 #include <c10/util/Exception.h>
@@ -25,24 +23,15 @@
 #include <torch/library.h>
 
 #include <array>
-#include <atomic>
-#include <deque>
 #include <mutex>
-#include <sstream>
 #include <stdexcept>
 #include <type_traits>
-#include <unordered_map>
 #include <vector>
 
-#include "libreyolo/core/amp/weight_copies.hpp"
 #include "libreyolo/core/amp/weight_gradient_stream.hpp"
 
 namespace libreyolo::core::amp {
 namespace {
-
-// How far the second stream may fall behind, in layers, before the backward's stream waits for
-// it: each layer behind keeps its input and output gradient alive a little longer.
-constexpr std::size_t kMostLayersBehind = 8;
 
 void check_cuda(cudaError_t status, const char* what) {
   if (status != cudaSuccess) {
@@ -57,88 +46,66 @@ class OrderingEvent {
   ~OrderingEvent() { cudaEventDestroy(event_); }
   OrderingEvent(const OrderingEvent&) = delete;
   OrderingEvent& operator=(const OrderingEvent&) = delete;
-  // `waiter` runs nothing queued after this until `producer` has run what is queued on it now.
-  void order(const c10::cuda::CUDAStream& producer, const c10::cuda::CUDAStream& waiter) {
-    check_cuda(cudaEventRecord(event_, producer.stream()), "cudaEventRecord");
-    check_cuda(cudaStreamWaitEvent(waiter.stream(), event_, 0), "cudaStreamWaitEvent");
-  }
-  void record(const c10::cuda::CUDAStream& producer) {
-    check_cuda(cudaEventRecord(event_, producer.stream()), "cudaEventRecord");
-  }
-  void block(const c10::cuda::CUDAStream& waiter) {
-    check_cuda(cudaStreamWaitEvent(waiter.stream(), event_, 0), "cudaStreamWaitEvent");
-  }
+  void record(cudaStream_t producer) { check_cuda(cudaEventRecord(event_, producer), "cudaEventRecord"); }
+  void block(cudaStream_t waiter) { check_cuda(cudaStreamWaitEvent(waiter, event_, 0), "cudaStreamWaitEvent"); }
 
  private:
   cudaEvent_t event_ = nullptr;
 };
 
-// A stream of our own, not one of PyTorch's pool: a pool stream may be another thread's (the
-// loader's upload stream), and that thread's work would be recorded into the step's graph.
-// The lowest priority: the backward's own kernels go first where both are ready.
-// On the current device (start() sets it).
-c10::cuda::CUDAStream own_stream(int device) {
-  int least = 0, greatest = 0;
-  check_cuda(cudaDeviceGetStreamPriorityRange(&least, &greatest), "cudaDeviceGetStreamPriorityRange");
-  cudaStream_t stream = nullptr;
-  check_cuda(cudaStreamCreateWithPriority(&stream, cudaStreamNonBlocking, least), "cudaStreamCreateWithPriority");
-  return c10::cuda::getStreamFromExternal(stream, static_cast<c10::DeviceIndex>(device));
-}
-
-using Gradients = std::tuple<at::Tensor, at::Tensor, at::Tensor>;
-
-class CudaWeightGradientStream final : public WeightGradientStream {
+// The two streams of one device, ordered by events (in a recorded graph they become its edges).
+// "First" is whichever stream is current when asked: the one autograd runs the backward on.
+// The second is a stream of our own, not one of PyTorch's pool: a pool stream may be another
+// thread's (the loader's upload stream), and that thread's work would be recorded into the
+// step's graph. It has the lowest priority: the backward's own kernels go first where both are
+// ready. Made on the current device (start() sets it).
+class CudaStreamOrder final : public StreamOrder {
  public:
-  CudaWeightGradientStream(std::vector<WeightCopies::LayerCopies> layers, int device);
-  ~CudaWeightGradientStream() override;
-
-  std::size_t routed_last_backward() const override { return routed_last_; }
-  bool routes(const at::Tensor& weight) const {
-    return weight.device().index() == device_ && index_of_.count(weight.unsafeGetTensorImpl()) != 0;
+  explicit CudaStreamOrder(int device) : device_(static_cast<c10::DeviceIndex>(device)), second_(own_stream(device_)) {}
+  ~CudaStreamOrder() override {
+    cudaStreamSynchronize(second_.stream());  // eager work on it ends first; graphs keep no reference
+    cudaStreamDestroy(second_.stream());
   }
-  // The weight and bias gradients `work` computes, computed on the second stream.
-  template <class Work>
-  Gradients on_second_stream(const at::Tensor& weight, const at::Tensor& grad_output, const at::Tensor& input,
-                             const Work& work);
-
- protected:
-  void begin_backward() override;
-  void end_backward(bool check) override;
+  std::size_t slots() const override { return done_.size(); }
+  void second_waits_for_first() override {
+    ready_.record(first());
+    ready_.block(second_.stream());
+  }
+  void run_on_second(const std::function<void()>& work) override {
+    const c10::cuda::CUDAStreamGuard on_second(second_);
+    work();
+  }
+  void mark_done(std::size_t slot) override { done_.at(slot).record(second_.stream()); }
+  void first_waits_for(std::size_t slot) override { done_.at(slot).block(first()); }
+  void first_waits_for_second() override {
+    joined_.record(second_.stream());
+    joined_.block(first());
+  }
 
  private:
-  struct Pending {
-    std::size_t event;
-    at::Tensor input, grad_output;  // held until the first stream has waited for `event`
-  };
-  struct Produced {
-    std::size_t layer;
-    const void *weight_grad, *bias_grad;
-  };
-  void wait_for_oldest(const c10::cuda::CUDAStream& first);
-  void check_handed_over(const std::vector<Produced>& produced) const;
+  static c10::cuda::CUDAStream own_stream(c10::DeviceIndex device) {
+    int least = 0, greatest = 0;
+    check_cuda(cudaDeviceGetStreamPriorityRange(&least, &greatest), "cudaDeviceGetStreamPriorityRange");
+    cudaStream_t stream = nullptr;
+    check_cuda(cudaStreamCreateWithPriority(&stream, cudaStreamNonBlocking, least), "cudaStreamCreateWithPriority");
+    return c10::cuda::getStreamFromExternal(stream, device);
+  }
+  cudaStream_t first() const { return c10::cuda::getCurrentCUDAStream(device_).stream(); }
 
-  std::vector<WeightCopies::LayerCopies> layers_;
-  std::unordered_map<const void*, std::size_t> index_of_;  // weight copy's TensorImpl -> layer
-  int device_;
+  c10::DeviceIndex device_;
   c10::cuda::CUDAStream second_;
   OrderingEvent ready_, joined_;
-  std::array<OrderingEvent, kMostLayersBehind + 2> done_;  // one per pending layer, as a ring
-  std::size_t next_done_ = 0;
-  std::mutex mutex_;  // autograd runs CUDA backward work on its own device thread
-  std::deque<Pending> pending_;
-  std::vector<Produced> produced_;
-  std::size_t routed_last_ = 0;
+  std::array<OrderingEvent, WeightGradientStream::kMostLayersBehind + 2> done_;
 };
-
-std::atomic<CudaWeightGradientStream*> active_stream{nullptr};
 
 // Registered for aten::convolution_backward on CUDA (register_routed_kernel). Its parameters are
 // the operator's, as this LibTorch declares them (checked below).
-Gradients routed_convolution_backward(const at::Tensor& grad_output, const at::Tensor& input, const at::Tensor& weight,
-                                      at::OptionalSymIntArrayRef bias_sizes, c10::SymIntArrayRef stride,
-                                      c10::SymIntArrayRef padding, c10::SymIntArrayRef dilation, bool transposed,
-                                      c10::SymIntArrayRef output_padding, c10::SymInt groups,
-                                      std::array<bool, 3> output_mask) {
+ConvolutionGradients routed_convolution_backward(const at::Tensor& grad_output, const at::Tensor& input,
+                                                 const at::Tensor& weight, at::OptionalSymIntArrayRef bias_sizes,
+                                                 c10::SymIntArrayRef stride, c10::SymIntArrayRef padding,
+                                                 c10::SymIntArrayRef dilation, bool transposed,
+                                                 c10::SymIntArrayRef output_padding, c10::SymInt groups,
+                                                 std::array<bool, 3> output_mask) {
   // PyTorch's own CUDA kernel, as its registration calls it: on the gradient's device, with
   // the sizes as plain integers (a training step's are never symbolic).
   const c10::OptionalDeviceGuard device_guard(at::device_of(grad_output));
@@ -150,7 +117,7 @@ Gradients routed_convolution_backward(const at::Tensor& grad_output, const at::T
                                             transposed, C10_AS_INTARRAYREF_SLOW(output_padding),
                                             groups.guard_int(__FILE__, __LINE__), mask);
   };
-  auto* stream = active_stream.load();
+  auto* stream = WeightGradientStream::active();
   const bool wants_weight_side = output_mask[1] || output_mask[2];
   if (stream == nullptr || !wants_weight_side || !stream->routes(weight)) return pytorch(output_mask);
   at::Tensor grad_input;
@@ -162,7 +129,7 @@ Gradients routed_convolution_backward(const at::Tensor& grad_output, const at::T
 static_assert(std::is_same_v<decltype(&routed_convolution_backward), at::_ops::convolution_backward::schema*>,
               "aten::convolution_backward's C++ signature changed in this LibTorch: update the routed kernel");
 
-// Registration warns that a kernel is replaced: that is the point here, and the log says it once.
+// Registration warns that a kernel is replaced: that is the point here.
 class SilentWarnings final : public c10::WarningHandler {
  public:
   void process(const c10::Warning&) override {}
@@ -172,91 +139,12 @@ class SilentWarnings final : public c10::WarningHandler {
 // own call, and taking it out again while autograd's thread may be inside it is not worth it.
 void register_routed_kernel() {
   static std::once_flag once;
-  static torch::Library* library = nullptr;  // never destroyed: see above
   std::call_once(once, [] {
     SilentWarnings silent;
     const c10::WarningUtils::WarningHandlerGuard quiet(&silent);
-    library = new torch::Library(torch::Library::IMPL, "aten", c10::DispatchKey::CUDA, __FILE__, __LINE__);
-    library->impl("convolution_backward", TORCH_FN(routed_convolution_backward));
+    auto* library = new torch::Library(torch::Library::IMPL, "aten", c10::DispatchKey::CUDA, __FILE__, __LINE__);
+    library->impl("convolution_backward", TORCH_FN(routed_convolution_backward));  // never deleted: see above
   });
-}
-
-CudaWeightGradientStream::CudaWeightGradientStream(std::vector<WeightCopies::LayerCopies> layers, int device)
-    : layers_(std::move(layers)), device_(device), second_(own_stream(device)) {
-  for (std::size_t i = 0; i < layers_.size(); ++i) index_of_.emplace(layers_[i].weight.unsafeGetTensorImpl(), i);
-  register_routed_kernel();
-}
-
-CudaWeightGradientStream::~CudaWeightGradientStream() {
-  CudaWeightGradientStream* self = this;
-  active_stream.compare_exchange_strong(self, nullptr);
-  // Graphs recorded with the stream keep no reference to it; eager work on it must end first.
-  cudaStreamSynchronize(second_.stream());
-  cudaStreamDestroy(second_.stream());
-}
-
-template <class Work>
-Gradients CudaWeightGradientStream::on_second_stream(const at::Tensor& weight, const at::Tensor& grad_output,
-                                                     const at::Tensor& input, const Work& work) {
-  const std::lock_guard<std::mutex> lock(mutex_);
-  const auto first = c10::cuda::getCurrentCUDAStream(static_cast<c10::DeviceIndex>(device_));
-  ready_.order(first, second_);  // the output gradient (and everything before it) is written
-  Gradients gradients;
-  {
-    const c10::cuda::CUDAStreamGuard on_second(second_);
-    gradients = work();
-  }
-  const std::size_t slot = next_done_++ % done_.size();
-  done_[slot].record(second_);
-  pending_.push_back({slot, input, grad_output});
-  const auto& [unused, weight_grad, bias_grad] = gradients;
-  produced_.push_back({index_of_.at(weight.unsafeGetTensorImpl()), weight_grad.defined() ? weight_grad.data_ptr() : nullptr,
-                       bias_grad.defined() ? bias_grad.data_ptr() : nullptr});
-  while (pending_.size() > kMostLayersBehind) wait_for_oldest(first);
-  return gradients;
-}
-
-void CudaWeightGradientStream::wait_for_oldest(const c10::cuda::CUDAStream& first) {
-  done_[pending_.front().event].block(first);
-  pending_.pop_front();  // the first stream now reuses their memory only after the second read it
-}
-
-void CudaWeightGradientStream::begin_backward() {
-  const std::lock_guard<std::mutex> lock(mutex_);
-  pending_.clear();
-  produced_.clear();
-  active_stream.store(this);
-}
-
-void CudaWeightGradientStream::end_backward(bool check) {
-  active_stream.store(nullptr);
-  std::vector<Produced> produced;
-  {
-    const std::lock_guard<std::mutex> lock(mutex_);
-    joined_.order(second_, c10::cuda::getCurrentCUDAStream(static_cast<c10::DeviceIndex>(device_)));
-    pending_.clear();
-    produced.swap(produced_);
-  }
-  routed_last_ = produced.size();
-  if (check) check_handed_over(produced);
-}
-
-// Autograd hands a leaf the gradient tensor itself when it can (no kernel); where it cannot it
-// copies it with a kernel on the first stream, which could read it before the second stream
-// wrote it. The weight copies are made so that it always can; this says so loudly if not.
-void CudaWeightGradientStream::check_handed_over(const std::vector<Produced>& produced) const {
-  for (const auto& p : produced) {
-    const auto& layer = layers_[p.layer];
-    const auto handed = [](const at::Tensor& leaf, const void* made) {
-      return made == nullptr || (leaf.defined() && leaf.grad().defined() && leaf.grad().data_ptr() == made);
-    };
-    if (handed(layer.weight, p.weight_grad) && handed(layer.bias, p.bias_grad)) continue;
-    std::ostringstream message;
-    message << "weight_grad_stream: autograd copied the gradient of a convolution weight " << layer.weight.sizes()
-            << " instead of taking it as made on the second stream, so the copy may have read it unfinished; "
-               "train with fused_kernels=measured (without weight_grad_stream) and report this";
-    throw std::logic_error(message.str());
-  }
 }
 
 }  // namespace
@@ -269,8 +157,10 @@ std::unique_ptr<WeightGradientStream> WeightGradientStream::start(const WeightCo
     return nullptr;
   }
   try {
-    const c10::cuda::CUDAGuard on_device(static_cast<c10::DeviceIndex>(device));  // its events too
-    return std::make_unique<CudaWeightGradientStream>(std::move(layers), device);
+    const c10::cuda::CUDAGuard on_device(static_cast<c10::DeviceIndex>(device));  // the stream and events
+    auto order = std::make_unique<CudaStreamOrder>(device);
+    register_routed_kernel();
+    return std::make_unique<WeightGradientStream>(std::move(layers), std::move(order));
   } catch (const std::exception& e) {
     refusal = e.what();
     return nullptr;

@@ -1,4 +1,5 @@
-// CPU builds: no second stream. The trainer logs the refusal and keeps one stream.
+// CPU builds: no second stream (the bookkeeping, weight_gradient_stream.cpp, is built and tested
+// everywhere). The trainer logs the refusal and keeps one stream.
 #include "libreyolo/core/amp/weight_gradient_stream.hpp"
 
 namespace libreyolo::core::amp {

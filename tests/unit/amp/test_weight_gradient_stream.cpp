@@ -1,13 +1,19 @@
-// WeightGradientStream (fused_kernels=weight_grad_stream): the convolutions' weight gradients on
-// a second CUDA stream give the gradients one stream gives, bit for bit, eager and inside the
-// whole-step graph. Without a CUDA device (CI) only the refusal is checked.
+// WeightGradientStream (fused_kernels=weight_grad_stream). On every build, its bookkeeping with a
+// recording stream order: what is routed, how far the second stream may fall behind, which
+// tensors are held until when, the join, and the hand-over check. On a GPU, the convolutions'
+// weight gradients on a second CUDA stream give the gradients one stream gives, bit for bit,
+// eager and inside the whole-step graph.
 #include "../torch_doctest.hpp"
 #include "../deterministic_cudnn.hpp"
 
 #include <torch/cuda.h>
 
+#include <algorithm>
 #include <functional>
 #include <optional>
+#include <stdexcept>
+#include <string>
+#include <vector>
 
 #include "libreyolo/core/amp/precision_plan.hpp"
 #include "libreyolo/core/amp/weight_copies.hpp"
@@ -72,6 +78,45 @@ int differing(const std::vector<torch::Tensor>& a, const std::vector<torch::Tens
   return count;
 }
 
+// Writes down what the bookkeeping asks of the streams, in order.
+class RecordingOrder final : public amp::StreamOrder {
+ public:
+  explicit RecordingOrder(std::vector<std::string>& log) : log_(log) {}
+  std::size_t slots() const override { return amp::WeightGradientStream::kMostLayersBehind + 2; }
+  void second_waits_for_first() override { log_.push_back("second waits"); }
+  void run_on_second(const std::function<void()>& work) override {
+    log_.push_back("on second");
+    work();
+  }
+  void mark_done(std::size_t slot) override { log_.push_back("done " + std::to_string(slot)); }
+  void first_waits_for(std::size_t slot) override { log_.push_back("first waits " + std::to_string(slot)); }
+  void first_waits_for_second() override { log_.push_back("join"); }
+
+ private:
+  std::vector<std::string>& log_;
+};
+
+// `n` 1x1 convolutions in a row, the last with a bias.
+struct ConvChain : torch::nn::Module {
+  explicit ConvChain(int n) {
+    for (int i = 0; i < n; ++i) {
+      register_module("c" + std::to_string(i),
+                      torch::nn::Conv2d(torch::nn::Conv2dOptions(2, 2, 1).bias(i == n - 1)));
+    }
+  }
+};
+
+// What the routed kernel's second-stream work returns: new weight (and bias) gradients.
+amp::ConvolutionGradients made_gradients(const amp::WeightCopies::LayerCopies& layer) {
+  return {torch::Tensor(), torch::ones_like(layer.weight), layer.bias.defined() ? torch::ones_like(layer.bias) : torch::Tensor()};
+}
+
+// What autograd does with a leaf's fresh gradient: hands the tensor itself to .grad.
+void hand_over(const amp::WeightCopies::LayerCopies& layer, const amp::ConvolutionGradients& g) {
+  layer.weight.mutable_grad() = std::get<1>(g);
+  if (layer.bias.defined()) layer.bias.mutable_grad() = std::get<2>(g);
+}
+
 capture::CaptureRequest whole_step_request() {
   capture::CaptureRequest request;
   request.cuda_graph = true;
@@ -92,6 +137,104 @@ TEST_CASE("weight gradient stream: refused without a CUDA device, with the reaso
   std::string refusal;
   CHECK(amp::WeightGradientStream::start(copies, 0, refusal) == nullptr);
   CHECK_FALSE(refusal.empty());
+}
+
+TEST_CASE("weight gradient stream: routes the copies' weights only, and is active inside a Backward only") {
+  const auto model = std::make_shared<ConvChain>(3);
+  amp::WeightCopies copies(*model, torch::kFloat64);
+  std::vector<std::string> log;
+  amp::WeightGradientStream stream(copies.unshared_layers(), std::make_unique<RecordingOrder>(log));
+  const auto layers = copies.unshared_layers();
+  REQUIRE(layers.size() == 3);
+  for (const auto& layer : layers) CHECK(stream.routes(layer.weight));
+  CHECK_FALSE(stream.routes(model->parameters()[0]));  // the float32 master, not its copy
+  CHECK_FALSE(stream.routes(torch::zeros({2, 2, 1, 1})));
+  CHECK(amp::WeightGradientStream::active() == nullptr);
+  {
+    amp::WeightGradientStream::Backward backward(stream);
+    CHECK(amp::WeightGradientStream::active() == &stream);
+    backward.finish();
+    CHECK(amp::WeightGradientStream::active() == nullptr);
+  }
+  CHECK(log == std::vector<std::string>{"join"});
+  CHECK(stream.routed_last_backward() == 0);
+}
+
+TEST_CASE("weight gradient stream: falls at most kMostLayersBehind layers behind, holding their tensors until then") {
+  constexpr std::size_t kBehind = amp::WeightGradientStream::kMostLayersBehind;
+  const auto model = std::make_shared<ConvChain>(static_cast<int>(kBehind) + 3);
+  amp::WeightCopies copies(*model, torch::kFloat64);
+  const auto layers = copies.unshared_layers();
+  std::vector<std::string> log;
+  amp::WeightGradientStream stream(layers, std::make_unique<RecordingOrder>(log));
+  std::vector<torch::Tensor> inputs;
+  amp::WeightGradientStream::Backward backward(stream);
+  for (std::size_t i = 0; i < layers.size(); ++i) {
+    CAPTURE(i);
+    inputs.push_back(torch::randn({1, 2, 3, 3}));
+    const auto grad_output = torch::randn({1, 2, 3, 3});
+    log.clear();
+    const auto g = stream.on_second_stream(layers[i].weight, grad_output, inputs.back(), [&] { return made_gradients(layers[i]); });
+    CHECK_FALSE(std::get<0>(g).defined());  // the input gradient is the caller's
+    hand_over(layers[i], g);
+    std::vector<std::string> expected{"second waits", "on second", "done " + std::to_string(i % (kBehind + 2))};
+    if (i >= kBehind) expected.push_back("first waits " + std::to_string((i - kBehind) % (kBehind + 2)));
+    CHECK(log == expected);
+    CHECK(stream.held_layers() == std::min(i + 1, kBehind));
+    CHECK(inputs.back().use_count() == 2);  // held
+    if (i >= kBehind) CHECK(inputs[i - kBehind].use_count() == 1);  // waited for: let go
+  }
+  log.clear();
+  backward.finish();
+  CHECK(log == std::vector<std::string>{"join"});
+  CHECK(stream.held_layers() == 0);
+  for (const auto& input : inputs) CHECK(input.use_count() == 1);
+  CHECK(stream.routed_last_backward() == layers.size());
+}
+
+TEST_CASE("weight gradient stream: a gradient autograd copied instead of taking it is an error that says so") {
+  const auto model = std::make_shared<ConvChain>(2);  // the second layer has a bias
+  amp::WeightCopies copies(*model, torch::kFloat64);
+  const auto layers = copies.unshared_layers();
+  std::vector<std::string> log;
+  amp::WeightGradientStream stream(layers, std::make_unique<RecordingOrder>(log));
+  const auto x = torch::randn({1, 2, 3, 3});
+  const auto route_both = [&] {
+    std::vector<amp::ConvolutionGradients> made;
+    for (const auto& layer : layers) made.push_back(stream.on_second_stream(layer.weight, x, x, [&] { return made_gradients(layer); }));
+    return made;
+  };
+  SUBCASE("handed over: no error") {
+    amp::WeightGradientStream::Backward backward(stream);
+    const auto made = route_both();
+    for (std::size_t i = 0; i < layers.size(); ++i) hand_over(layers[i], made[i]);
+    CHECK_NOTHROW(backward.finish());
+  }
+  SUBCASE("a copied bias gradient") {
+    amp::WeightGradientStream::Backward backward(stream);
+    const auto made = route_both();
+    for (std::size_t i = 0; i < layers.size(); ++i) hand_over(layers[i], made[i]);
+    layers[1].bias.mutable_grad() = std::get<2>(made[1]).clone();
+    CHECK_THROWS_WITH_AS(backward.finish(), doctest::Contains("weight_grad_stream: autograd copied the gradient"),
+                         std::logic_error);
+    CHECK(log.back() == "join");  // joined before the check
+  }
+  SUBCASE("no gradient at all") {
+    amp::WeightGradientStream::Backward backward(stream);
+    route_both();
+    CHECK_THROWS_AS(backward.finish(), std::logic_error);
+  }
+  SUBCASE("an exception during the backward: the destructor joins and checks nothing") {
+    try {
+      amp::WeightGradientStream::Backward backward(stream);
+      route_both();
+      throw std::runtime_error("backward failed");
+    } catch (const std::runtime_error&) {
+    }
+    CHECK(log.back() == "join");
+    CHECK(amp::WeightGradientStream::active() == nullptr);
+    CHECK(stream.held_layers() == 0);
+  }
 }
 
 TEST_CASE("weight gradient stream: a shared weight is not routed (its gradients meet in one .grad)") {
