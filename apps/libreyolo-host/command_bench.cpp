@@ -113,6 +113,7 @@ void step_fields(core::util::JsonWriter& json, const core::trainer::StepBenchmar
   measured(json, "peak_memory_gb", r.peak_memory_gb);
   measured(json, "kernels_per_step", r.kernels_per_step);
   measured(json, "gpu_busy_ms", r.gpu_busy_ms);
+  measured(json, "kernel_time_ms", r.kernel_time_ms);
   measured(json, "ops_per_step", r.ops_per_step);
   measured(json, "all_ops_per_step", r.all_ops_per_step);
   json.member("captures", r.captures)
@@ -231,6 +232,11 @@ std::string step_line(const core::trainer::StepBenchmark& r) {
   if (r.kernels_per_step >= 0) {
     line << ", " << r.kernels_per_step << " kernels/step, GPU busy " << r.gpu_busy_ms << " ms/step ("
          << static_cast<int>(100.0 * r.gpu_busy_ms / r.fastest_ms + 0.5) << "% of the fastest step)";
+    // Streams that ran side by side (weight_grad_stream): the kernels' own time exceeds busy.
+    if (r.kernel_time_ms > r.gpu_busy_ms * 1.001) {
+      line << ", kernels' own time " << r.kernel_time_ms << " ms/step (" << r.kernel_time_ms - r.gpu_busy_ms
+           << " ms of it side by side)";
+    }
   }
   if (r.idle_ms_by_gap.size() == 5) {
     const double short_gaps = r.idle_ms_by_gap[0] + r.idle_ms_by_gap[1];

@@ -43,6 +43,7 @@ KernelSummary summarize(const std::vector<DeviceEvent>& events) {
     tally.name = e.name;
     ++tally.count;
     tally.total_us += e.duration_us;
+    summary.kernel_us += e.duration_us;
   }
   for (auto& entry : tallies) summary.by_name.push_back(std::move(entry.second));
   std::sort(summary.by_name.begin(), summary.by_name.end(),

@@ -81,6 +81,7 @@ void record_kernels(Session& s, const data::Batch& batch, const optim::Accumulat
   }
   result.kernels_per_step = static_cast<double>(summary.events) / kProfiledSteps;
   result.gpu_busy_ms = summary.busy_us / 1000.0 / kProfiledSteps;
+  result.kernel_time_ms = summary.kernel_us / 1000.0 / kProfiledSteps;
   for (std::size_t i = 0; i < summary.by_name.size() && i < kTopKernels; ++i) {
     result.top_kernels.emplace_back(summary.by_name[i].name, summary.by_name[i].total_us / 1000.0 / kProfiledSteps);
   }

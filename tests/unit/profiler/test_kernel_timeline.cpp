@@ -19,6 +19,7 @@ TEST_CASE("kernel summary counts events and ranks names by total time") {
   const auto summary = summarize({{"gemm", 0, 10}, {"relu", 10, 1}, {"relu", 12, 1}, {"gemm", 20, 10}, {"copy", 40, 30}});
   CHECK(summary.events == 5);
   CHECK(summary.busy_us == doctest::Approx(52));
+  CHECK(summary.kernel_us == doctest::Approx(52));  // one stream: nothing side by side
   REQUIRE(summary.by_name.size() == 3);
   CHECK(summary.by_name[0].name == "copy");
   CHECK(summary.by_name[1].name == "gemm");
@@ -26,6 +27,12 @@ TEST_CASE("kernel summary counts events and ranks names by total time") {
   CHECK(summary.by_name[1].total_us == doctest::Approx(20));
   CHECK(summary.by_name[2].name == "relu");
   CHECK(summary.by_name[2].count == 2);
+}
+
+TEST_CASE("kernel summary: kernels side by side on two streams count once in busy time, twice in kernel time") {
+  const auto summary = summarize({{"dgrad", 0, 10}, {"wgrad", 2, 10}, {"bn", 10, 4}});
+  CHECK(summary.busy_us == doctest::Approx(14));
+  CHECK(summary.kernel_us == doctest::Approx(24));
 }
 
 TEST_CASE("idle gaps are the holes between busy stretches, longest first, named by their neighbours") {

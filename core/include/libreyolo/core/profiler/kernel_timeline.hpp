@@ -23,6 +23,7 @@ struct KernelTally {
 struct KernelSummary {
   std::int64_t events = 0;  // kernels, copies and memsets: everything the GPU executed
   double busy_us = 0;       // the union of their intervals: time the GPU was doing something
+  double kernel_us = 0;     // the sum of their durations: more than busy_us where streams overlap
   std::vector<KernelTally> by_name;  // most total time first
 };
 

@@ -48,6 +48,7 @@ struct StepBenchmark {
   // From a few extra steps recorded by the Kineto profiler (CUDA only; -1 otherwise).
   double kernels_per_step = -1;  // kernels, copies and memsets the GPU ran
   double gpu_busy_ms = -1;       // union of their intervals, per step
+  double kernel_time_ms = -1;    // sum of their durations, per step (> busy: streams overlapped)
   std::vector<std::pair<std::string, double>> top_kernels;  // name, GPU ms per step; most first
   // The longest stretches in those steps in which the GPU ran nothing (steps end at a
   // synchronisation as the timed ones do, so the gap between two steps is included).
