@@ -99,7 +99,7 @@ struct Session {
   // weights, refreshed after each optimizer step (prepare_weight_copies, whole_step.hpp).
   std::unique_ptr<amp::WeightCopies> weight_copies;
   // fused_kernels=weight_grad_stream, with the weight copies: their convolutions' weight gradients
-  // on a second CUDA stream (prepare_weight_copies, whole_step.hpp).
+  // on a second CUDA stream (prepare_weight_gradient_stream, whole_step.hpp).
   std::unique_ptr<amp::WeightGradientStream> weight_grad_stream;
   bool weight_grad_stream_reported = false;  // its first backward logged
   profiler::StepObserver* observer = nullptr;         // set while the profiler records a window
