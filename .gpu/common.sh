@@ -26,6 +26,12 @@ our_train() {  # NAME [k=v...]: our trainer, detached, log in /tmp/runs/NAME.log
   setsid nohup $H train project=/tmp/runs name=$name "$@" > /tmp/runs/$name.log 2>&1 < /dev/null &
   echo $! > /tmp/runs/$name.pid
 }
+lib_trainbench() {  # OURS FAMILY SIZE: LibreYOLO's trainer, 2 epochs at batch 16 (its second timed), stamped
+  local ours=$1 family=$2 size=$3
+  rm -rf /tmp/anchor_ds  # a folder a previous LibreYOLO run leaves, which stops the next one
+  (cd $W && COCO128=$W/coco128 EPOCHS=2 WORKERS=16 timeout 100 python3 $ROOT/tests/python/libreyolo_no_download.py $R/libreyolo_trainbench.py $W/lib_$ours $family:$size:16 > $W/lib_$ours.log 2>&1)
+  stamp "LibreYOLO $ours: $(tail -1 $W/lib_$ours.log | cut -c1-300)"; cat $W/lib_$ours.log >> $OUT/reference.log
+}
 alive() { [ -f "$1" ] && kill -0 "$(cat $1)" 2>/dev/null; }
 cold_start() {  # COCO128 (val -> train: .reference drops val2017 for size) and its x8 repeat; build; whole ctest
   rm -rf $W/coco128; cp -r $R/coco128 $W/coco128

@@ -9,9 +9,7 @@ stamp "start ($FUSED)"
 common="data=$W/coco128x8/data.yaml imgsz=640 batch=16 workers=16 cache=ram device=0 project=/tmp/runs cuda_graph=true"
 for pair in yolo9t:yolo9:t yoloxs:yolox:s; do
   IFS=: read -r ours family size <<< "$pair"
-  rm -rf /tmp/anchor_ds
-  (cd $W && COCO128=$W/coco128 EPOCHS=2 WORKERS=16 timeout 100 python3 $ROOT/tests/python/libreyolo_no_download.py $R/libreyolo_trainbench.py $W/lib_$ours $family:$size:16 > $W/lib_$ours.log 2>&1)
-  stamp "LibreYOLO $ours: $(tail -1 $W/lib_$ours.log | cut -c1-300)"; cat $W/lib_$ours.log >> $OUT/reference.log
+  lib_trainbench $ours $family $size
   for fused in $FUSED measured; do
     timeout 60 $H bench train model=$ours $common epochs=3 eval_interval=3 name=e2e_${ours}_$fused fused_kernels=$fused > $W/t.log 2>&1
     stamp "ours $ours $fused rc=$?: $(grep -E 'bench train:|second stream' $W/t.log | cut -c1-300)"; cat $W/t.log >> $OUT/train.log
