@@ -1,16 +1,24 @@
-# Twenty-first session, first call (cold). Needs .devkit and .reference (docs/gpu-machine.md);
+# Twenty-second session's plan, first call (cold). Needs .devkit and .reference (docs/gpu-machine.md);
 # carry both.
-# Cold build and the whole cuda ctest: new since the last GPU run is the convolutions' weight
-# gradients on a second stream (core/amp/weight_gradient_stream*.cpp, a kernel of ours for
-# aten::convolution_backward on CUDA; its GPU test compares YOLOv9-t's gradients with one
-# stream's bit for bit, eager and in the whole-step graph). Then the default against the default
-# plus it, in one process (bench fused fused_kernels=measured+weight_grad_stream: losses bitwise,
-# step time, GPU busy, peak memory), YOLOv9-t then YOLOX-s.
+# While the build runs (the GPU idle): the Python probe of the branches on side streams, on
+# LibreYOLO's own YOLOv9-t and YOLOX-s (tests/tools/branch_streams_experiment.py: the training pass
+# captured in a CUDA graph, replay time with and without, gradients bitwise).
+# Then the whole cuda ctest: new since the last GPU run are the convolutions' weight gradients on a
+# second stream (core/amp/weight_gradient_stream*.cpp, a kernel of ours for
+# aten::convolution_backward on CUDA) and the branches on side streams (sdk/side_by_side.hpp); their
+# GPU tests compare YOLOv9-t's (and YOLOX-s's) gradients with one stream's bit for bit, eager and in
+# the whole-step graph. Then the default against the default plus each, in one process per pair
+# (bench fused fused_kernels=measured+NAME: losses bitwise, step time, GPU busy, peak memory),
+# YOLOv9-t. .gpu/run22c.sh (warm) does the rest.
 # If the build fails (the routed kernel follows LibTorch's operator signature, checked here for the
 # first time), the build is redone with LIBREYOLO_WEIGHT_GRAD_STREAM=OFF so that the whole ctest
-# still runs (its second-stream GPU case then fails, saying why) and the errors are kept.
+# still runs (its second-stream GPU cases then fail, saying why) and the errors are kept.
 source .gpu/common.sh
 stamp "start"
+(for model in "yolo9 t" "yolox s"; do
+   timeout 150 python3 tests/tools/branch_streams_experiment.py $model > $OUT/branch_${model/ /}.txt 2>&1
+ done) &
+probe=$!
 rm -rf $W/coco128; cp -r $R/coco128 $W/coco128
 ln -sfn train2017 $W/coco128/images/val2017; ln -sfn train2017 $W/coco128/labels/val2017
 bash scripts/make-repeated-dataset.sh $W/coco128 $W/coco128x8 8 > /dev/null
@@ -22,15 +30,16 @@ if ! scripts/gpu-build.sh > $W/build.log 2>&1; then
 fi
 tail -1 $W/build.log
 stamp "built"
+wait $probe
+stamp "probe done: $(grep -hE 'original|blocks|head' $OUT/branch_*.txt | cut -c1-120 | tr '\n' ';')"
 (cd build-gpu && timeout 170 ctest -j8 --timeout 160 --output-on-failure > $OUT/ctest.log 2>&1; echo "ctest rc=$?" >> $OUT/ctest.log)
 grep -E "tests passed|tests failed|ctest rc|Failed|ERROR|values:" $OUT/ctest.log | head -20
 stamp "ctest done"
-grep -E "weight gradient stream|test_weight_gradient" $OUT/ctest.log | head -5
+grep -E "weight gradient stream|side_by_side|test_weight_gradient|test_side_by_side" $OUT/ctest.log | head -8
 common="data=$W/coco128x8/data.yaml imgsz=640 batch=16 workers=16 cache=ram device=0 project=/tmp/runs cuda_graph=true"
-timeout 100 $H bench fused model=yolo9t $common steps=40 warmup=10 fused_kernels=measured+weight_grad_stream json=$OUT/fused_wgs_yolo9t.json > $W/f.log 2>&1
-stamp "fused weight_grad_stream yolo9t rc=$?: $(grep -E 'speedup|identical|equal|second stream' $W/f.log | head -5 | cut -c1-300)"; cat $W/f.log >> $OUT/fused.log
-if [ $SECONDS -lt 500 ]; then
-  timeout 90 $H bench fused model=yoloxs $common steps=40 warmup=10 fused_kernels=measured+weight_grad_stream json=$OUT/fused_wgs_yoloxs.json > $W/g.log 2>&1
-  stamp "fused weight_grad_stream yoloxs rc=$?: $(grep -E 'speedup|identical|equal|second stream' $W/g.log | head -5 | cut -c1-300)"; cat $W/g.log >> $OUT/fused.log
-fi
+for name in weight_grad_stream branch_streams; do
+  [ $SECONDS -lt 480 ] || break
+  timeout 100 $H bench fused model=yolo9t $common steps=40 warmup=10 fused_kernels=measured+$name json=$OUT/fused_${name}_yolo9t.json > $W/f.log 2>&1
+  stamp "fused $name yolo9t rc=$?: $(grep -E 'speedup|identical|equal|second stream|side by side' $W/f.log | head -5 | cut -c1-300)"; cat $W/f.log >> $OUT/fused.log
+done
 stamp "end"

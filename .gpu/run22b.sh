@@ -1,8 +1,8 @@
-# Twenty-first session, second call (warm, right after run22a): end to end beside LibreYOLO's
-# trainer in the same call, YOLOv9-t then YOLOX-s (LibreYOLO first each time, its second epoch;
-# ours `bench train`, epochs 2-3 of 3), ours with FUSED (default: the default plus the weight
-# gradients on a second stream), then ours with the default alone; then YOLOv9-t's step at
-# batch 8 both ways.
+# Third call of the plan (warm, after run22a and run22c): end to end beside LibreYOLO's trainer in
+# the same call, YOLOv9-t then YOLOX-s (LibreYOLO first each time, its second epoch; ours `bench
+# train`, epochs 2-3 of 3), ours with FUSED (set it to the candidates run22a/run22c showed equal
+# and faster, e.g. FUSED=measured+weight_grad_stream+branch_streams; default: the weight gradients
+# on a second stream), then ours with the default alone; then YOLOv9-t's step at batch 8 both ways.
 source .gpu/common.sh
 FUSED=${FUSED:-measured+weight_grad_stream}
 stamp "start ($FUSED)"

@@ -3,6 +3,7 @@
 #include <libreyolo/sdk/avg_pool_2x2.hpp>
 #include <libreyolo/sdk/batch_norm_silu.hpp>
 #include <libreyolo/sdk/max_pool_same.hpp>
+#include <libreyolo/sdk/side_by_side.hpp>
 #include <torch/torch.h>
 
 namespace libreyolo::families::yolo9 {
@@ -33,7 +34,10 @@ RepConvNImpl::RepConvNImpl(int64_t in_channels, int64_t out_channels, int64_t st
 }
 
 torch::Tensor RepConvNImpl::forward(const torch::Tensor& x) {
-  return torch::silu(conv1->forward(x) + conv2->forward(x));
+  // The 3x3 and the 1x1 branch read x alone and meet at the addition.
+  const auto branches =
+      sdk::side_by_side({x}, {[&] { return conv1->forward(x); }, [&] { return conv2->forward(x); }});
+  return torch::silu(branches[0] + branches[1]);
 }
 
 RepNBottleneckImpl::RepNBottleneckImpl(int64_t in_channels, int64_t out_channels, bool shortcut,
@@ -62,9 +66,13 @@ RepNCSPImpl::RepNCSPImpl(int64_t in_channels, int64_t out_channels, int64_t repe
 }
 
 torch::Tensor RepNCSPImpl::forward(const torch::Tensor& x) {
-  auto y = cv1->forward(x);
-  for (auto& bottleneck : bottlenecks_) y = bottleneck->forward(y);
-  return cv3->forward(torch::cat({y, cv2->forward(x)}, 1));
+  // The bottleneck chain (the long branch, first) and the shortcut convolution meet at the concatenation.
+  const auto chain = [&] {
+    auto y = cv1->forward(x);
+    for (auto& bottleneck : bottlenecks_) y = bottleneck->forward(y);
+    return y;
+  };
+  return cv3->forward(torch::cat(sdk::side_by_side({x}, {chain, [&] { return cv2->forward(x); }}), 1));
 }
 
 RepNCSPConvImpl::RepNCSPConvImpl(int64_t in_channels, int64_t out_channels, int64_t repeats) {

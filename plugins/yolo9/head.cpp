@@ -2,6 +2,7 @@
 
 #include "libreyolo/sdk/losses/anchors.hpp"
 #include "libreyolo/sdk/losses/dfl.hpp"
+#include "libreyolo/sdk/side_by_side.hpp"
 
 #include <torch/torch.h>
 
@@ -55,10 +56,16 @@ void DDetectImpl::init_bias() {
 }
 
 std::vector<torch::Tensor> DDetectImpl::forward(const std::vector<torch::Tensor>& features) {
+  // Six independent towers (box and class, per level), side by side where allowed.
+  std::vector<sdk::Branch> towers;
+  for (size_t i = 0; i < features.size(); ++i) {
+    towers.emplace_back([&, i] { return box_towers_[i]->forward(features[i]); });
+    towers.emplace_back([&, i] { return class_towers_[i]->forward(features[i]); });
+  }
+  const auto made = sdk::side_by_side(features, towers);
   std::vector<torch::Tensor> out;
   out.reserve(features.size());
-  for (size_t i = 0; i < features.size(); ++i)
-    out.push_back(torch::cat({box_towers_[i]->forward(features[i]), class_towers_[i]->forward(features[i])}, 1));
+  for (size_t i = 0; i < features.size(); ++i) out.push_back(torch::cat({made[2 * i], made[2 * i + 1]}, 1));
   return out;
 }
 

@@ -2,6 +2,7 @@
 
 #include <libreyolo/sdk/batch_norm_silu.hpp>
 #include <libreyolo/sdk/max_pool_same.hpp>
+#include <libreyolo/sdk/side_by_side.hpp>
 #include <torch/torch.h>
 
 namespace libreyolo::families::yolox {
@@ -59,9 +60,13 @@ CSPLayer::CSPLayer(int64_t in_channels, int64_t out_channels, int64_t n, bool sh
 }
 
 torch::Tensor CSPLayer::forward(const torch::Tensor& x) {
-  auto y = conv1->forward(x);
-  for (const auto& bottleneck : bottlenecks_) y = bottleneck->forward(y);
-  return conv3->forward(torch::cat({y, conv2->forward(x)}, 1));
+  // The bottleneck chain (the long branch, first) and the shortcut convolution meet at the concatenation.
+  const auto chain = [&] {
+    auto y = conv1->forward(x);
+    for (const auto& bottleneck : bottlenecks_) y = bottleneck->forward(y);
+    return y;
+  };
+  return conv3->forward(torch::cat(sdk::side_by_side({x}, {chain, [&] { return conv2->forward(x); }}), 1));
 }
 
 SPPBottleneck::SPPBottleneck(int64_t in_channels, int64_t out_channels) {

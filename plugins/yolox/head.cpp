@@ -3,6 +3,7 @@
 #include <torch/torch.h>
 
 #include <libreyolo/sdk/losses/anchors.hpp>
+#include <libreyolo/sdk/side_by_side.hpp>
 
 #include <cmath>
 #include <stdexcept>
@@ -63,15 +64,25 @@ void YOLOXHead::initialize_biases(double prior_probability) {
 }
 
 std::vector<torch::Tensor> YOLOXHead::forward(const std::array<torch::Tensor, 3>& features) {
+  std::vector<torch::Tensor> stems;
+  for (size_t i = 0; i < levels_.size(); ++i) stems.push_back(levels_[i].stem->forward(features[i]));
+  // Six independent towers (class with its prediction, regression), side by side where allowed;
+  // the regression tower's two small predictions follow on the caller's stream.
+  std::vector<sdk::Branch> towers;
+  for (size_t i = 0; i < levels_.size(); ++i) {
+    const auto& level = levels_[i];
+    const auto& x = stems[i];
+    towers.emplace_back([&level, &x] { return level.cls_pred->forward(level.cls_tower[1]->forward(level.cls_tower[0]->forward(x))); });
+    towers.emplace_back([&level, &x] { return level.reg_tower[1]->forward(level.reg_tower[0]->forward(x)); });
+  }
+  const auto made = sdk::side_by_side(stems, towers);
   std::vector<torch::Tensor> outputs;
   outputs.reserve(levels_.size());
   for (size_t i = 0; i < levels_.size(); ++i) {
-    auto& level = levels_[i];
-    const auto x = level.stem->forward(features[i]);
-    const auto cls_feat = level.cls_tower[1]->forward(level.cls_tower[0]->forward(x));
-    const auto reg_feat = level.reg_tower[1]->forward(level.reg_tower[0]->forward(x));
-    outputs.push_back(torch::cat(
-        {level.reg_pred->forward(reg_feat), level.obj_pred->forward(reg_feat), level.cls_pred->forward(cls_feat)}, 1));
+    const auto& level = levels_[i];
+    const auto& cls_output = made[2 * i];
+    const auto& reg_feat = made[2 * i + 1];
+    outputs.push_back(torch::cat({level.reg_pred->forward(reg_feat), level.obj_pred->forward(reg_feat), cls_output}, 1));
   }
   return outputs;
 }

@@ -28,7 +28,7 @@ WeightGradientStream::~WeightGradientStream() {
 WeightGradientStream* WeightGradientStream::active() { return active_stream.load(); }
 
 bool WeightGradientStream::routes(const torch::Tensor& weight) const {
-  return index_of_.count(weight.unsafeGetTensorImpl()) != 0;
+  return index_of_.count(weight.unsafeGetTensorImpl()) != 0 && order_->current_is_first();
 }
 
 std::size_t WeightGradientStream::held_layers() const {
@@ -62,6 +62,7 @@ void WeightGradientStream::begin_backward() {
   const std::lock_guard<std::mutex> lock(mutex_);
   pending_.clear();
   produced_.clear();
+  order_->remember_first();
   active_stream.store(this);
 }
 

@@ -54,7 +54,8 @@ class OrderingEvent {
 };
 
 // The two streams of one device, ordered by events (in a recorded graph they become its edges).
-// "First" is whichever stream is current when asked: the one autograd runs the backward on.
+// "First" is the stream current when the backward began (the trainer's, which autograd runs the
+// backward of the trainer's own forward work on).
 // The second is a stream of our own, not one of PyTorch's pool: a pool stream may be another
 // thread's (the loader's upload stream), and that thread's work would be recorded into the
 // step's graph. It has the lowest priority: the backward's own kernels go first where both are
@@ -81,6 +82,8 @@ class CudaStreamOrder final : public StreamOrder {
     joined_.record(second_.stream());
     joined_.block(first());
   }
+  void remember_first() override { first_ = c10::cuda::getCurrentCUDAStream(device_); }
+  bool current_is_first() const override { return c10::cuda::getCurrentCUDAStream(device_) == first_; }
 
  private:
   static c10::cuda::CUDAStream own_stream(c10::DeviceIndex device) {
@@ -90,10 +93,11 @@ class CudaStreamOrder final : public StreamOrder {
     check_cuda(cudaStreamCreateWithPriority(&stream, cudaStreamNonBlocking, least), "cudaStreamCreateWithPriority");
     return c10::cuda::getStreamFromExternal(stream, device);
   }
-  cudaStream_t first() const { return c10::cuda::getCurrentCUDAStream(device_).stream(); }
+  cudaStream_t first() const { return first_.stream(); }
 
   c10::DeviceIndex device_;
   c10::cuda::CUDAStream second_;
+  c10::cuda::CUDAStream first_ = c10::cuda::getCurrentCUDAStream(device_);
   OrderingEvent ready_, joined_;
   std::array<OrderingEvent, WeightGradientStream::kMostLayersBehind + 2> done_;
 };

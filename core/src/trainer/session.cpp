@@ -29,6 +29,7 @@
 #include "libreyolo/core/device/device_choice.hpp"
 #include "libreyolo/core/config/fused_kernel_selection.hpp"
 #include "libreyolo/sdk/fused_kernels.hpp"
+#include "branch_streams_setup.hpp"
 #include "distributed_setup.hpp"
 #include "whole_step.hpp"
 
@@ -254,6 +255,7 @@ void build_optimization(Session& s) {
   s.capture = make_capture_manager(s, s.config.cuda_graph);
   prepare_weight_copies(s);
   prepare_weight_gradient_stream(s);
+  prepare_branch_streams(s);
 }
 
 // batch=-1: rank 0 (or the only process) probes its GPU; every rank gets the global batch.

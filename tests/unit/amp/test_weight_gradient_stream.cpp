@@ -19,6 +19,8 @@
 #include "libreyolo/core/amp/weight_copies.hpp"
 #include "libreyolo/core/amp/weight_gradient_stream.hpp"
 #include "libreyolo/core/capture/capture_manager.hpp"
+#include "libreyolo/sdk/fused_kernels.hpp"
+#include "libreyolo/sdk/side_by_side.hpp"
 #include "yolo9_detector.hpp"
 
 using namespace libreyolo;
@@ -81,7 +83,9 @@ int differing(const std::vector<torch::Tensor>& reference, const std::vector<tor
 // Writes down what the bookkeeping asks of the streams, in order.
 class RecordingOrder final : public amp::StreamOrder {
  public:
-  explicit RecordingOrder(std::vector<std::string>& log) : log_(log) {}
+  // `on_first`, where given, says whether the current stream is the backward's first one.
+  explicit RecordingOrder(std::vector<std::string>& log, const bool* on_first = nullptr)
+      : log_(log), on_first_(on_first) {}
   std::size_t slots() const override { return amp::WeightGradientStream::kMostLayersBehind + 2; }
   void second_waits_for_first() override { log_.push_back("second waits"); }
   void run_on_second(const std::function<void()>& work) override {
@@ -91,9 +95,11 @@ class RecordingOrder final : public amp::StreamOrder {
   void mark_done(std::size_t slot) override { log_.push_back("done " + std::to_string(slot)); }
   void first_waits_for(std::size_t slot) override { log_.push_back("first waits " + std::to_string(slot)); }
   void first_waits_for_second() override { log_.push_back("join"); }
+  bool current_is_first() const override { return on_first_ == nullptr || *on_first_; }
 
  private:
   std::vector<std::string>& log_;
+  const bool* on_first_;
 };
 
 // `n` 1x1 convolutions in a row, the last with a bias.
@@ -116,6 +122,18 @@ void hand_over(const amp::WeightCopies::LayerCopies& layer, const amp::Convoluti
   layer.weight.mutable_grad() = std::get<1>(g);
   if (layer.bias.defined()) layer.bias.mutable_grad() = std::get<2>(g);
 }
+
+// fused_kernels=branch_streams and the host's permission, for one case (process-wide: restored).
+struct BranchPermission {
+  sdk::FusedKernels before = sdk::fused_kernels();
+  explicit BranchPermission(bool branches) {
+    if (branches) sdk::set_fused_kernels(sdk::FusedKernels::when_built, "branch_streams");
+  }
+  ~BranchPermission() {
+    sdk::permit_branch_streams(-1);
+    sdk::set_fused_kernels(before);
+  }
+};
 
 capture::CaptureRequest whole_step_request() {
   capture::CaptureRequest request;
@@ -158,6 +176,18 @@ TEST_CASE("weight gradient stream: routes the copies' weights only, and is activ
   }
   CHECK(log == std::vector<std::string>{"join"});
   CHECK(stream.routed_last_backward() == 0);
+}
+
+TEST_CASE("weight gradient stream: a layer whose backward runs on a side stream (a branch) is not routed") {
+  const auto model = std::make_shared<ConvChain>(2);
+  amp::WeightCopies copies(*model, torch::kFloat64);
+  std::vector<std::string> log;
+  bool on_first = false;
+  amp::WeightGradientStream stream(copies.unshared_layers(), std::make_unique<RecordingOrder>(log, &on_first));
+  const auto layers = copies.unshared_layers();
+  for (const auto& layer : layers) CHECK_FALSE(stream.routes(layer.weight));
+  on_first = true;
+  for (const auto& layer : layers) CHECK(stream.routes(layer.weight));
 }
 
 TEST_CASE("weight gradient stream: falls at most kMostLayersBehind layers behind, holding their tensors until then") {
@@ -254,8 +284,11 @@ TEST_CASE("weight gradient stream: a shared weight is not routed (its gradients 
   CHECK(copies.unshared_layers().empty());  // a and b share a weight, b and c a bias
 }
 
-TEST_CASE("weight gradient stream: YOLOv9-t's gradients equal one stream's bit for bit, eager and recorded") {
-  if (!torch::cuda::is_available()) return;
+namespace {
+
+// YOLOv9-t with the weight gradients on the second stream (and, with `branches`, its branches on
+// side streams: side_by_side.hpp) against one stream: eager, recorded, replayed, replayed.
+void check_equal_one_stream(bool branches) {
   DeterministicCudnn deterministic;
   const auto plan = amp::plan_precision(true, "float16", kCuda, true);
   auto reference = yolo9t_on_gpu();
@@ -265,6 +298,7 @@ TEST_CASE("weight gradient stream: YOLOv9-t's gradients equal one stream's bit f
   std::string refusal;
   auto stream = amp::WeightGradientStream::start(copies, 0, refusal);
   REQUIRE_MESSAGE(stream != nullptr, refusal);
+  const BranchPermission permission(branches);
 
   std::vector<torch::Tensor> weights;
   const auto probe = torch::rand({4, 3, 256, 256}, kCuda).contiguous(torch::MemoryFormat::ChannelsLast);
@@ -285,7 +319,9 @@ TEST_CASE("weight gradient stream: YOLOv9-t's gradients equal one stream's bit f
   for (int step = 0; step < 4; ++step) {  // eager, recorded, replayed, replayed
     CAPTURE(step);
     images.copy_(torch::rand_like(probe));
+    sdk::permit_branch_streams(-1);
     copies_step(*reference, reference_copies, nullptr, plan, images, weights);
+    sdk::permit_branch_streams(branches ? 0 : -1);
     // A recording computes nothing: its gradients are the warm-up's, which only a copy made
     // inside the step keeps (the .grad tensors are the graph's, written at each replay).
     const auto how = manager.run_step(key, [&] {
@@ -301,5 +337,22 @@ TEST_CASE("weight gradient stream: YOLOv9-t's gradients equal one stream's bit f
   }
   CHECK(manager.counters().captures == 1);
   CHECK(manager.counters().replays == 2);
-  CHECK(stream->routed_last_backward() == copies.layers());  // every convolution that trains
+  if (!branches) {
+    CHECK(stream->routed_last_backward() == copies.layers());  // every convolution that trains
+  } else {  // the layers of branches on side streams keep their weight gradients there
+    CHECK(stream->routed_last_backward() > 0);
+    CHECK(stream->routed_last_backward() < copies.layers());
+  }
+}
+
+}  // namespace
+
+TEST_CASE("weight gradient stream: YOLOv9-t's gradients equal one stream's bit for bit, eager and recorded") {
+  if (!torch::cuda::is_available()) return;
+  check_equal_one_stream(/*branches=*/false);
+}
+
+TEST_CASE("weight gradient stream: with the branches on side streams too, YOLOv9-t's gradients are still one stream's") {
+  if (!torch::cuda::is_available()) return;
+  check_equal_one_stream(/*branches=*/true);
 }

@@ -52,6 +52,13 @@ class StreamOrder {
   virtual void first_waits_for(std::size_t slot) = 0;
   // The join: the first stream waits for all the second has queued.
   virtual void first_waits_for_second() = 0;
+  // At a backward's start: the stream current now (the trainer's) is "first" for that backward.
+  virtual void remember_first() {}
+  // Whether the stream current now is that first stream. Autograd runs a layer's backward on the
+  // stream its forward ran on; a layer of a branch run on a side stream (side_by_side.hpp) is not
+  // routed: the held tensors are released once the first stream has waited, which orders nothing
+  // for another stream.
+  virtual bool current_is_first() const { return true; }
 };
 
 // A convolution backward's three results: input, weight and bias gradients.
@@ -92,7 +99,8 @@ class WeightGradientStream {
     bool finished_ = false;
   };
 
-  // Whether `weight` is one of the routed layers' weight copies.
+  // Whether a backward of a layer with `weight`, on the current stream, is routed: `weight` is one
+  // of the routed layers' weight copies and the current stream is the backward's first stream.
   bool routes(const torch::Tensor& weight) const;
   // The weight and bias gradients `work` computes (its input gradient is ignored), computed on
   // the second stream after the first stream's work so far. `input` and `grad_output` are held

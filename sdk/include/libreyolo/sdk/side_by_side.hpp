@@ -1,0 +1,49 @@
+#pragma once
+// Independent branches of a forward, side by side on CUDA streams (fused_kernels=branch_streams;
+// docs/fused-kernels.md, "Branches side by side").
+//
+// A YOLO's blocks hold branches that read the same input and meet only at an addition or a
+// concatenation: RepConvN's 3x3 and 1x1 convolutions, a CSP block's shortcut convolution beside
+// its bottleneck chain, the head's box and class towers. PyTorch runs them one after the other
+// on one stream, and their kernels are small: most of the GPU idles under each. Here every
+// branch but the first runs on a side stream of its own that starts once the caller's stream has
+// made the inputs; the caller's stream runs the first branch and then waits for the others.
+// Autograd runs each backward node on the stream its forward ran on (and orders the streams where
+// gradients cross), so the backward's branches run side by side too; in a recorded CUDA graph the
+// streams' events become the graph's edges. The kernels and their inputs are the same ones:
+// outputs and gradients are the same bits as one after the other.
+//
+// Memory read on a stream other than the one it was made on is recorded with the caching
+// allocator (record_stream), so it is not handed out again while the other stream may still
+// read it.
+//
+// Without CUDA inputs, without the policy (fused_kernels), or before the host permits it (one
+// CUDA device, no distributed training), the branches run one after the other, in order.
+
+#include <torch/types.h>
+
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "libreyolo/sdk/export.hpp"
+
+namespace libreyolo::sdk {
+
+using Branch = std::function<torch::Tensor()>;
+
+// Runs `branches` and returns their outputs, in order. Every branch reads only `inputs` (and its
+// own modules' parameters) and nothing another branch makes. Put the longest branch first: it
+// stays on the caller's stream.
+LIBREYOLO_SDK_API std::vector<torch::Tensor> side_by_side(const std::vector<torch::Tensor>& inputs,
+                                                          const std::vector<Branch>& branches);
+
+// The host's permission, process-wide: side streams on CUDA device `device` (its index), or none
+// (-1, the default). The host permits one device's training and evaluation only: distributed
+// training's gradient hooks expect autograd's work on one stream. Makes the side streams.
+LIBREYOLO_SDK_API void permit_branch_streams(int device);
+// Why side_by_side runs the branches of a call with these inputs one after the other ("" when it
+// would run them side by side).
+LIBREYOLO_SDK_API std::string branch_streams_refusal(const std::vector<torch::Tensor>& inputs);
+
+}  // namespace libreyolo::sdk

@@ -1,0 +1,287 @@
+#!/usr/bin/env python3
+"""Issue #21's branch lever, tried on LibreYOLO's own network before the C++ gets it.
+
+A YOLO's forward has independent branches that PyTorch runs one after the other on one stream:
+RepConvN's 3x3 and 1x1 convolutions (YOLOv9-t: 42 of them), RepNCSP's and CSPLayer's shortcut
+convolution beside their bottleneck chain (14 and 11), the head's box and class towers of each
+level (6 chains). Their kernels are small (a few microseconds, most of the H200 idle), so two
+chains on two streams should take little more than the longer one, and autograd runs each
+backward node on the stream its forward ran on, so the backward branches too. The kernels and
+their inputs are the same ones: the gradients should be the same bits.
+
+This script measures, in one process on one GPU, the training pass (forward + backward, channels-
+last, float16 autocast, the raw outputs' sum as the loss: the network alone) captured in a CUDA
+graph, as LibreYOLO writes it and with the branches on side streams:
+  1. the replay time (median over interleaved rounds) and the eager time of each variant;
+  2. that every variant gives the same parameter gradients as the original (bitwise count and
+     largest difference), from the same weights and images.
+
+The variants patch the modules' forward methods (RepConvN, RepNCSP, DDetect for YOLOv9; CSPLayer,
+YOLOXHead for YOLOX); on a CPU the branches run one after the other, which is how this file's
+equivalence is checked without a GPU (--check-cpu). LibreYOLO's nn modules are loaded from its source
+(--libreyolo, default .reference/libreyolo) without its package __init__. Usage:
+  python3 tests/tools/branch_streams_experiment.py yolo9 t [--batch 16] [--replays 20] [--rounds 5]
+  python3 tests/tools/branch_streams_experiment.py yolo9 t --check-cpu --batch 1 --imgsz 64
+"""
+import argparse
+import statistics
+import sys
+
+import torch
+
+from roofline import build_model, load_family_nn
+
+SIDE_STREAMS = []
+ENABLED = {"value": False}
+
+
+def tensors_in(value):
+    if torch.is_tensor(value):
+        yield value
+    elif isinstance(value, (list, tuple)):
+        for item in value:
+            yield from tensors_in(item)
+
+
+def side_stream(index):
+    while len(SIDE_STREAMS) <= index:
+        SIDE_STREAMS.append(torch.cuda.Stream())
+    return SIDE_STREAMS[index]
+
+
+def side_by_side(inputs, *branches):
+    """Runs the branches (closures over `inputs`); the first on the current stream, the others
+    each on a side stream that waits for the current one; the current stream waits for them all
+    before it returns. Memory read across streams is recorded so the allocator cannot hand it out
+    while another stream still reads it."""
+    if not ENABLED["value"] or not any(t.is_cuda for t in tensors_in(inputs)):
+        return [branch() for branch in branches]
+    main = torch.cuda.current_stream()
+    outputs = [None] * len(branches)
+    sides = [side_stream(i) for i in range(len(branches) - 1)]
+    for i, stream in enumerate(sides, 1):
+        stream.wait_stream(main)
+        for tensor in tensors_in(inputs):
+            tensor.record_stream(stream)
+        with torch.cuda.stream(stream):
+            outputs[i] = branches[i]()
+    outputs[0] = branches[0]()
+    for i, stream in enumerate(sides, 1):
+        main.wait_stream(stream)
+        for tensor in tensors_in(outputs[i]):
+            tensor.record_stream(main)
+    return outputs
+
+
+def patch_yolo9(y9):
+
+    def repconvn(self, x):
+        identity = 0 if self.bn is None else self.bn(x)
+        wide, narrow = side_by_side((x,), lambda: self.conv1(x), lambda: self.conv2(x))
+        return self.act(wide + narrow + identity)
+
+    def repncsp(self, x):
+        chain, shortcut = side_by_side((x,), lambda: self.m(self.cv1(x)), lambda: self.cv2(x))
+        return self.cv3(torch.cat((chain, shortcut), 1))
+
+    original_detect = y9.DDetect.forward
+
+    def ddetect(self, x, targets=None, img_size=None):
+        if not (self.training and targets is None):
+            return original_detect(self, x, targets, img_size)
+        towers = []
+        for i in range(self.nl):
+            towers += [lambda i=i: self.cv2[i](x[i]), lambda i=i: self.cv3[i](x[i])]
+        outs = side_by_side(tuple(x), *towers)
+        return [torch.cat((outs[2 * i], outs[2 * i + 1]), 1) for i in range(self.nl)]
+
+    return {"blocks": [(y9.RepConvN, repconvn), (y9.RepNCSP, repncsp)],
+            "head": [(y9.DDetect, ddetect)]}
+
+
+def patch_yolox(yx):
+
+    def csp(self, x):
+        chain, shortcut = side_by_side((x,), lambda: self.m(self.conv1(x)), lambda: self.conv2(x))
+        return self.conv3(torch.cat((chain, shortcut), dim=1))
+
+    original_head = yx.YOLOXHead.forward
+
+    def head(self, xin, labels=None, imgs=None):
+        if not (self.training and labels is None):
+            return original_head(self, xin, labels, imgs)
+        stems = [self.stems[k](x) for k, x in enumerate(xin)]
+        towers = []
+        for k, x in enumerate(stems):
+            towers += [lambda k=k, x=x: self.cls_preds[k](self.cls_convs[k](x)),
+                       lambda k=k, x=x: self.reg_convs[k](x)]
+        outs = side_by_side(tuple(stems), *towers)
+        outputs = []
+        for k in range(len(stems)):
+            cls_output, reg_feat = outs[2 * k], outs[2 * k + 1]
+            output = torch.cat([self.reg_preds[k](reg_feat), self.obj_preds[k](reg_feat), cls_output], 1)
+            output, _ = self.get_output_and_grid(output, k, self.strides[k], xin[0].type())
+            outputs.append(output)
+        return torch.cat(outputs, 1)
+
+    return {"blocks": [(yx.CSPLayer, csp)], "head": [(yx.YOLOXHead, head)]}
+
+
+class Variant:
+    """Installs one variant's forwards (and the streams switch) while active."""
+
+    def __init__(self, patches, groups):
+        self.replaced = [pair for group in groups for pair in patches[group]]
+        self.originals = [(cls, cls.forward) for cls, _ in self.replaced]
+
+    def __enter__(self):
+        for cls, forward in self.replaced:
+            cls.forward = forward
+        ENABLED["value"] = bool(self.replaced)
+
+    def __exit__(self, *exc):
+        for cls, forward in self.originals:
+            cls.forward = forward
+        ENABLED["value"] = False
+
+
+def build(nn, family, size, device):
+    model = build_model(nn, family, size)
+    return model.to(device).train().to(memory_format=torch.channels_last)
+
+
+def training_pass(model, images):
+    if images.is_cuda:
+        with torch.autocast("cuda", dtype=torch.float16):
+            outputs = model(images)
+    else:
+        outputs = model(images)
+    loss = sum(t.float().sum() for t in tensors_in(outputs) if t.requires_grad)
+    loss.backward()
+    return loss
+
+
+def gradients(model, images):
+    model.zero_grad(set_to_none=True)
+    training_pass(model, images)
+    grads = {name: p.grad.detach().clone() for name, p in model.named_parameters() if p.grad is not None}
+    model.zero_grad(set_to_none=True)
+    return grads
+
+
+def compare(reference, grads):
+    """(bitwise equal gradients, gradients in the reference, largest relative difference); a
+    parameter with a gradient on one side only counts as different by 1."""
+    equal, largest = 0, 0.0
+    for name in reference.keys() | grads.keys():
+        a, b = reference.get(name), grads.get(name)
+        if a is None or b is None:
+            largest = max(largest, 1.0)
+            continue
+        equal += bool(torch.equal(a, b))
+        largest = max(largest, ((a - b).abs().max() / a.abs().max().clamp_min(1e-30)).item())
+    return equal, len(reference), largest
+
+
+def captured(model, images, warmup=3):
+    """The training pass captured in a CUDA graph (gradients allocated in the graph's pool)."""
+    stream = torch.cuda.Stream()
+    stream.wait_stream(torch.cuda.current_stream())
+    with torch.cuda.stream(stream):
+        for _ in range(warmup):
+            model.zero_grad(set_to_none=True)
+            training_pass(model, images)
+    torch.cuda.current_stream().wait_stream(stream)
+    model.zero_grad(set_to_none=True)
+    graph = torch.cuda.CUDAGraph()
+    with torch.cuda.graph(graph):
+        training_pass(model, images)
+    return graph
+
+
+def time_ms(run, repeats):
+    start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+    torch.cuda.synchronize()
+    start.record()
+    for _ in range(repeats):
+        run()
+    end.record()
+    torch.cuda.synchronize()
+    return start.elapsed_time(end) / repeats
+
+
+def measure_gpu(model, images, patches, variants, args):
+    state = {k: v.clone() for k, v in model.state_dict().items()}
+    graphs, grads, eager = {}, {}, {}
+    for name, groups in variants.items():
+        with Variant(patches, groups):
+            model.load_state_dict(state)
+            for _ in range(3):  # cuDNN's algorithm search settles for this variant's streams
+                gradients(model, images)
+            model.load_state_dict(state)
+            grads[name] = gradients(model, images)
+            eager[name] = time_ms(lambda: gradients(model, images), args.replays // 4 or 1)
+            graphs[name] = captured(model, images)
+    rounds = {name: [] for name in variants}
+    for _ in range(args.rounds):  # interleaved, so drift in the shared machine hits every variant
+        for name, graph in graphs.items():
+            graph.replay()
+            rounds[name].append(time_ms(graph.replay, args.replays))
+    baseline = statistics.median(rounds["original"])
+    print(f"{args.family}-{args.size}, batch {args.batch}, {args.imgsz} px, forward + backward, float16, channels-last "
+          f"({torch.cuda.get_device_name()}, torch {torch.__version__}); graph replay median of {args.rounds} "
+          f"rounds of {args.replays}:")
+    print(f"{'variant':24} {'graph ms':>9} {'speedup':>8} {'eager ms':>9}  gradients vs original")
+    for name in variants:
+        equal, count, largest = compare(grads["original"], grads[name])
+        median = statistics.median(rounds[name])
+        print(f"{name:24} {median:9.3f} {baseline / median:8.3f} {eager[name]:9.2f}  "
+              f"{equal} of {count} bitwise equal, largest relative difference {largest:.3g}")
+
+
+def check_cpu(model, images, patches, variants):
+    """The patched forwards compute what the originals do (branches run in turn on a CPU)."""
+    state = {k: v.clone() for k, v in model.state_dict().items()}
+    reference = None
+    failed = False
+    for name, groups in variants.items():
+        with Variant(patches, groups):
+            model.load_state_dict(state)
+            torch.manual_seed(0)
+            grads = gradients(model, images)
+        if reference is None:
+            reference = grads
+            continue
+        equal, count, largest = compare(reference, grads)
+        print(f"{name}: {equal} of {count} gradients bitwise equal, largest relative difference {largest:.3g}")
+        failed |= largest > 1e-5
+    return 1 if failed else 0
+
+
+def main():
+    parser = argparse.ArgumentParser()
+    parser.add_argument("family", choices=["yolo9", "yolox"])
+    parser.add_argument("size")
+    parser.add_argument("--batch", type=int, default=16)
+    parser.add_argument("--imgsz", type=int, default=640)
+    parser.add_argument("--replays", type=int, default=20)
+    parser.add_argument("--rounds", type=int, default=5)
+    parser.add_argument("--check-cpu", action="store_true")
+    parser.add_argument("--libreyolo", default=".reference/libreyolo", help="LibreYOLO's source (its libreyolo/ folder)")
+    args = parser.parse_args()
+    nn = load_family_nn(args.libreyolo, args.family)
+    patches = patch_yolo9(nn) if args.family == "yolo9" else patch_yolox(nn)
+    variants = {"original": [], "blocks": ["blocks"], "head": ["head"], "blocks+head": ["blocks", "head"]}
+    device = "cpu" if args.check_cpu else "cuda"
+    torch.manual_seed(0)
+    model = build(nn, args.family, args.size, device)
+    images = torch.randn(args.batch, 3, args.imgsz, args.imgsz, device=device).to(memory_format=torch.channels_last)
+    if args.check_cpu:
+        return check_cpu(model, images, patches, variants)
+    torch.backends.cudnn.benchmark = True
+    measure_gpu(model, images, patches, variants, args)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,190 @@
+// side_by_side (sdk/side_by_side.hpp, fused_kernels=branch_streams). On every build: the branches
+// run one after the other, in order, each once, without the policy, the host's permission or
+// CUDA inputs, and the refusal says which. On a GPU: YOLOv9-t's and YOLOX-s's outputs and
+// gradients with their branches on side streams equal one stream's bit for bit, eager and inside
+// the whole-step graph.
+#include "../torch_doctest.hpp"
+#include "../deterministic_cudnn.hpp"
+
+#include <torch/cuda.h>
+
+#include <libreyolo/sdk/fused_kernels.hpp>
+#include <libreyolo/sdk/side_by_side.hpp>
+
+#include <memory>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "libreyolo/core/amp/precision_plan.hpp"
+#include "libreyolo/core/capture/capture_manager.hpp"
+#include "yolo9_detector.hpp"
+#include "yolox_detector.hpp"
+
+using namespace libreyolo;
+using namespace libreyolo::core;
+
+namespace {
+
+// The policy and the permission are process-wide: leave them as found (nothing permits by default).
+struct BranchStreams {
+  sdk::FusedKernels before = sdk::fused_kernels();
+  BranchStreams(sdk::FusedKernels policy, const std::string& only, int device) {
+    sdk::set_fused_kernels(policy, only);
+    sdk::permit_branch_streams(device);
+  }
+  ~BranchStreams() {
+    sdk::permit_branch_streams(-1);
+    sdk::set_fused_kernels(before);
+  }
+};
+
+bool has(const std::string& text, const std::string& part) { return text.find(part) != std::string::npos; }
+
+}  // namespace
+
+TEST_CASE("side_by_side: one after the other, in order, each branch once, where streams are refused") {
+  const BranchStreams on(sdk::FusedKernels::when_built, "branch_streams", -1);
+  const auto x = torch::arange(4.0);
+  std::vector<int> ran;
+  const auto outputs = sdk::side_by_side({x}, {[&] { ran.push_back(0); return x + 1; },
+                                               [&] { ran.push_back(1); return x * 2; },
+                                               [&] { ran.push_back(2); return x - 3; }});
+  CHECK(ran == std::vector<int>{0, 1, 2});
+  REQUIRE(outputs.size() == 3);
+  CHECK(torch::equal(outputs[0], x + 1));
+  CHECK(torch::equal(outputs[1], x * 2));
+  CHECK(torch::equal(outputs[2], x - 3));
+  CHECK_THROWS_AS(sdk::side_by_side({x}, {}), std::invalid_argument);
+}
+
+TEST_CASE("side_by_side: the refusal names the policy, the build or the permission, in that order") {
+  const auto cpu = torch::zeros({2});
+  {
+    const BranchStreams off(sdk::FusedKernels::off, "", -1);
+    CHECK(has(sdk::branch_streams_refusal({cpu}), "fused_kernels does not allow branch_streams"));
+  }
+  {
+    const BranchStreams other(sdk::FusedKernels::when_built, "avg_pool_2x2", -1);
+    CHECK(has(sdk::branch_streams_refusal({cpu}), "fused_kernels does not allow branch_streams"));
+  }
+  const BranchStreams named(sdk::FusedKernels::measured, "branch_streams", -1);
+  const auto refusal = sdk::branch_streams_refusal({cpu});
+  if (!torch::cuda::is_available()) {
+    CHECK((has(refusal, "this build has no CUDA") || has(refusal, "permits side streams")));
+    return;
+  }
+  CHECK(has(refusal, "the host permits side streams for training on one CUDA device only"));
+  sdk::permit_branch_streams(0);
+  CHECK(has(sdk::branch_streams_refusal({cpu}), "an input is not on the permitted CUDA device"));
+  CHECK(has(sdk::branch_streams_refusal({}), "the branches name no input"));
+  CHECK(sdk::branch_streams_refusal({torch::zeros({2}, torch::kCUDA)}).empty());
+}
+
+namespace {
+
+const torch::Device kCuda(torch::kCUDA, 0);
+
+template <typename Detector>
+std::shared_ptr<Detector> on_gpu(const std::string& size) {
+  torch::manual_seed(0);
+  auto model = std::make_shared<Detector>(size, 80);
+  model->to(kCuda);
+  torch::NoGradGuard no_grad;
+  for (auto& p : model->parameters()) {
+    if (p.dim() == 4) p.set_data(p.contiguous(torch::MemoryFormat::ChannelsLast));
+  }
+  model->train();
+  return model;
+}
+
+// One forward + backward under float16 autocast; the loss a fixed random linear function of the
+// outputs. Fresh gradients each time; `kept` receives the outputs' sum and then every gradient.
+void step(sdk::Detector& model, const torch::Tensor& images, const std::vector<torch::Tensor>& weights,
+          std::vector<torch::Tensor>& kept) {
+  for (auto& p : model.parameters()) p.mutable_grad().reset();
+  const auto plan = amp::plan_precision(true, "float16", kCuda, true);
+  torch::Tensor loss = torch::zeros({}, images.options().dtype(torch::kFloat32));
+  {
+    amp::AutocastScope autocast(plan);
+    const auto outputs = model.forward_capturable(images);
+    for (std::size_t i = 0; i < outputs.size(); ++i) loss = loss + (outputs[i].to(torch::kFloat32) * weights[i]).sum();
+  }
+  loss.backward();
+  torch::NoGradGuard no_grad;
+  kept[0].copy_(loss);
+  const auto parameters = model.parameters();
+  for (std::size_t i = 0; i < parameters.size(); ++i) {
+    if (parameters[i].grad().defined()) kept[i + 1].copy_(parameters[i].grad());
+  }
+}
+
+std::vector<torch::Tensor> zeros_for(sdk::Detector& model) {
+  std::vector<torch::Tensor> kept{torch::zeros({}, kCuda)};
+  for (const auto& p : model.parameters()) kept.push_back(torch::zeros_like(p));
+  return kept;
+}
+
+int differing(const std::vector<torch::Tensor>& a, const std::vector<torch::Tensor>& b) {
+  REQUIRE(a.size() == b.size());
+  int count = 0;
+  for (std::size_t i = 0; i < a.size(); ++i) count += torch::equal(a[i], b[i]) ? 0 : 1;
+  return count;
+}
+
+capture::CaptureRequest whole_step_request() {
+  capture::CaptureRequest request;
+  request.cuda_graph = true;
+  request.cuda_device = true;
+  request.family = "test";
+  request.region = sdk::CaptureRegion::step;
+  request.settings.repeats_before_capture = 1;
+  return request;
+}
+
+// The reference runs one after the other (no permission); the model under test runs its branches
+// on side streams through the capture manager: eager, recorded, replayed, replayed.
+template <typename Detector>
+void check_streams_equal_one_stream(const std::string& size) {
+  DeterministicCudnn deterministic;
+  const BranchStreams on(sdk::FusedKernels::when_built, "branch_streams", -1);
+  auto reference = on_gpu<Detector>(size);
+  auto model = on_gpu<Detector>(size);
+  const auto probe = torch::rand({4, 3, 256, 256}, kCuda).contiguous(torch::MemoryFormat::ChannelsLast);
+  std::vector<torch::Tensor> weights;
+  {
+    torch::NoGradGuard no_grad;
+    for (const auto& o : model->forward_capturable(probe)) weights.push_back(torch::randn(o.sizes(), kCuda));
+  }
+  auto images = torch::empty_like(probe);
+  auto expected = zeros_for(*reference), kept = zeros_for(*model);
+  capture::CaptureManager manager(whole_step_request(), *model, capture::make_cuda_graph_recorder());
+  REQUIRE(manager.whole_step());
+  const capture::Shape key = {4, 3, 256, 256, 0, 1, 1};
+  const capture::StepRun runs[] = {capture::StepRun::eager, capture::StepRun::recorded, capture::StepRun::replayed,
+                                   capture::StepRun::replayed};
+  for (int i = 0; i < 4; ++i) {
+    CAPTURE(i);
+    images.copy_(torch::rand_like(probe));
+    sdk::permit_branch_streams(-1);
+    step(*reference, images, weights, expected);
+    sdk::permit_branch_streams(0);
+    REQUIRE(sdk::branch_streams_refusal({images}).empty());
+    const auto how = manager.run_step(key, [&] { step(*model, images, weights, kept); }, [] {});
+    CHECK(how == runs[i]);
+    CHECK(differing(expected, kept) == 0);
+  }
+  CHECK(manager.counters().captures == 1);
+}
+
+}  // namespace
+
+TEST_CASE("side_by_side: YOLOv9-t's loss and gradients with side streams equal one stream's bit for bit") {
+  if (!torch::cuda::is_available()) return;
+  check_streams_equal_one_stream<families::yolo9::Yolo9Detector>("t");
+}
+
+TEST_CASE("side_by_side: YOLOX-s's loss and gradients with side streams equal one stream's bit for bit") {
+  if (!torch::cuda::is_available()) return;
+  check_streams_equal_one_stream<families::yolox::YoloxDetector>("s");
+}
