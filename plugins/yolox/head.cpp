@@ -70,7 +70,7 @@ std::vector<torch::Tensor> YOLOXHead::forward(const std::array<torch::Tensor, 3>
   // the regression tower's two small predictions follow on the caller's stream.
   std::vector<sdk::Branch> towers;
   for (size_t i = 0; i < levels_.size(); ++i) {
-    const auto& level = levels_[i];
+    auto& level = levels_[i];
     const auto& x = stems[i];
     towers.emplace_back([&level, &x] { return level.cls_pred->forward(level.cls_tower[1]->forward(level.cls_tower[0]->forward(x))); });
     towers.emplace_back([&level, &x] { return level.reg_tower[1]->forward(level.reg_tower[0]->forward(x)); });
@@ -79,7 +79,7 @@ std::vector<torch::Tensor> YOLOXHead::forward(const std::array<torch::Tensor, 3>
   std::vector<torch::Tensor> outputs;
   outputs.reserve(levels_.size());
   for (size_t i = 0; i < levels_.size(); ++i) {
-    const auto& level = levels_[i];
+    auto& level = levels_[i];
     const auto& cls_output = made[2 * i];
     const auto& reg_feat = made[2 * i + 1];
     outputs.push_back(torch::cat({level.reg_pred->forward(reg_feat), level.obj_pred->forward(reg_feat), cls_output}, 1));

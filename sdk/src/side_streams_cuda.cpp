@@ -15,6 +15,8 @@
 #include <mutex>
 #include <stdexcept>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "side_streams.hpp"
 
@@ -50,19 +52,28 @@ c10::cuda::CUDAStream side_stream(int device, std::size_t branch) {
   return c10::cuda::getStreamFromExternal(found->second[(branch - 1) % kSideStreams], static_cast<c10::DeviceIndex>(device));
 }
 
-// The caller's stream waits for every side stream a call started, on every way out.
+// The caller's stream waits for every side stream a call started: join() on the way out, the
+// destructor where a branch threw (a recording must end with every forked stream joined).
 class Joins {
  public:
   explicit Joins(c10::cuda::CUDAStream main) : main_(main) {}
   ~Joins() {
-    for (auto& [stream, event] : started_) {
-      event.record(stream);
-      event.block(main_);
+    try {
+      join();
+    } catch (...) {
+      // Already unwinding from the branch's own error: that one is the message to keep.
     }
   }
   Joins(const Joins&) = delete;
   Joins& operator=(const Joins&) = delete;
-  void started(c10::cuda::CUDAStream stream) { started_.push_back({stream, at::cuda::CUDAEvent(cudaEventDisableTiming)}); }
+  void started(c10::cuda::CUDAStream stream) { started_.emplace_back(stream, at::cuda::CUDAEvent(cudaEventDisableTiming)); }
+  void join() {
+    for (auto& [stream, event] : started_) {
+      event.record(stream);
+      event.block(main_);
+    }
+    started_.clear();
+  }
 
  private:
   c10::cuda::CUDAStream main_;
@@ -89,18 +100,17 @@ std::vector<torch::Tensor> run_on_side_streams(int device, const std::vector<tor
   std::vector<torch::Tensor> outputs(branches.size());
   at::cuda::CUDAEvent inputs_made(cudaEventDisableTiming);
   inputs_made.record(main);
-  {
-    Joins joins(main);
-    for (std::size_t i = 1; i < branches.size(); ++i) {
-      const auto side = side_stream(device, i);
-      inputs_made.block(side);
-      joins.started(side);
-      record_on(inputs, side);
-      const c10::cuda::CUDAStreamGuard on_side(side);
-      outputs[i] = branches[i]();
-    }
-    outputs[0] = branches[0]();
-  }  // the caller's stream waits for the side streams here
+  Joins joins(main);
+  for (std::size_t i = 1; i < branches.size(); ++i) {
+    const auto side = side_stream(device, i);
+    inputs_made.block(side);
+    joins.started(side);
+    record_on(inputs, side);
+    const c10::cuda::CUDAStreamGuard on_side(side);
+    outputs[i] = branches[i]();
+  }
+  outputs[0] = branches[0]();
+  joins.join();
   for (std::size_t i = 1; i < outputs.size(); ++i) record_on({outputs[i]}, main);
   return outputs;
 }

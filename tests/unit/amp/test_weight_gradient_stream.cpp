@@ -5,6 +5,7 @@
 // eager and inside the whole-step graph.
 #include "../torch_doctest.hpp"
 #include "../deterministic_cudnn.hpp"
+#include "../model_on_gpu.hpp"
 
 #include <torch/cuda.h>
 
@@ -19,6 +20,7 @@
 #include "libreyolo/core/amp/weight_copies.hpp"
 #include "libreyolo/core/amp/weight_gradient_stream.hpp"
 #include "libreyolo/core/capture/capture_manager.hpp"
+#include "capture/whole_step_request.hpp"
 #include "libreyolo/sdk/fused_kernels.hpp"
 #include "libreyolo/sdk/side_by_side.hpp"
 #include "yolo9_detector.hpp"
@@ -29,18 +31,6 @@ using namespace libreyolo::core;
 namespace {
 
 const torch::Device kCuda(torch::kCUDA, 0);
-
-std::shared_ptr<families::yolo9::Yolo9Detector> yolo9t_on_gpu() {
-  torch::manual_seed(0);
-  auto model = std::make_shared<families::yolo9::Yolo9Detector>("t", 80);
-  model->to(kCuda);
-  torch::NoGradGuard no_grad;
-  for (auto& p : model->parameters()) {
-    if (p.dim() == 4) p.set_data(p.contiguous(torch::MemoryFormat::ChannelsLast));
-  }
-  model->train();
-  return model;
-}
 
 // One forward + backward through the weight copies, the trainer's order; the second stream
 // around the backward where given. A fixed random linear function of the outputs is the loss.
@@ -134,16 +124,6 @@ struct BranchPermission {
     sdk::set_fused_kernels(before);
   }
 };
-
-capture::CaptureRequest whole_step_request() {
-  capture::CaptureRequest request;
-  request.cuda_graph = true;
-  request.cuda_device = true;
-  request.family = "test";
-  request.region = sdk::CaptureRegion::step;
-  request.settings.repeats_before_capture = 1;
-  return request;
-}
 
 }  // namespace
 
@@ -291,8 +271,8 @@ namespace {
 void check_equal_one_stream(bool branches) {
   DeterministicCudnn deterministic;
   const auto plan = amp::plan_precision(true, "float16", kCuda, true);
-  auto reference = yolo9t_on_gpu();
-  auto model = yolo9t_on_gpu();
+  auto reference = model_on_gpu<families::yolo9::Yolo9Detector>("t");
+  auto model = model_on_gpu<families::yolo9::Yolo9Detector>("t");
   amp::WeightCopies reference_copies(*reference, torch::kFloat16);
   amp::WeightCopies copies(*model, torch::kFloat16);
   std::string refusal;

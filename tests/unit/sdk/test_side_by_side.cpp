@@ -5,6 +5,7 @@
 // the whole-step graph.
 #include "../torch_doctest.hpp"
 #include "../deterministic_cudnn.hpp"
+#include "../model_on_gpu.hpp"
 
 #include <torch/cuda.h>
 
@@ -18,6 +19,7 @@
 
 #include "libreyolo/core/amp/precision_plan.hpp"
 #include "libreyolo/core/capture/capture_manager.hpp"
+#include "capture/whole_step_request.hpp"
 #include "yolo9_detector.hpp"
 #include "yolox_detector.hpp"
 
@@ -85,19 +87,6 @@ namespace {
 
 const torch::Device kCuda(torch::kCUDA, 0);
 
-template <typename Detector>
-std::shared_ptr<Detector> on_gpu(const std::string& size) {
-  torch::manual_seed(0);
-  auto model = std::make_shared<Detector>(size, 80);
-  model->to(kCuda);
-  torch::NoGradGuard no_grad;
-  for (auto& p : model->parameters()) {
-    if (p.dim() == 4) p.set_data(p.contiguous(torch::MemoryFormat::ChannelsLast));
-  }
-  model->train();
-  return model;
-}
-
 // One forward + backward under float16 autocast; the loss a fixed random linear function of the
 // outputs. Fresh gradients each time; `kept` receives the outputs' sum and then every gradient.
 void step(sdk::Detector& model, const torch::Tensor& images, const std::vector<torch::Tensor>& weights,
@@ -132,24 +121,14 @@ int differing(const std::vector<torch::Tensor>& a, const std::vector<torch::Tens
   return count;
 }
 
-capture::CaptureRequest whole_step_request() {
-  capture::CaptureRequest request;
-  request.cuda_graph = true;
-  request.cuda_device = true;
-  request.family = "test";
-  request.region = sdk::CaptureRegion::step;
-  request.settings.repeats_before_capture = 1;
-  return request;
-}
-
 // The reference runs one after the other (no permission); the model under test runs its branches
 // on side streams through the capture manager: eager, recorded, replayed, replayed.
 template <typename Detector>
 void check_streams_equal_one_stream(const std::string& size) {
   DeterministicCudnn deterministic;
   const BranchStreams on(sdk::FusedKernels::when_built, "branch_streams", -1);
-  auto reference = on_gpu<Detector>(size);
-  auto model = on_gpu<Detector>(size);
+  auto reference = model_on_gpu<Detector>(size);
+  auto model = model_on_gpu<Detector>(size);
   const auto probe = torch::rand({4, 3, 256, 256}, kCuda).contiguous(torch::MemoryFormat::ChannelsLast);
   std::vector<torch::Tensor> weights;
   {
