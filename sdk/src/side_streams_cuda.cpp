@@ -5,7 +5,6 @@
 // on a stream that a recorded graph forks to would be recorded into the graph. They have the
 // highest priority, as the whole-step graph's own stream does: a branch is as much on the step's
 // critical path as the branch beside it.
-#include <ATen/cuda/CUDAEvent.h>
 #include <c10/cuda/CUDAGuard.h>
 #include <c10/cuda/CUDAStream.h>
 #include <cuda_runtime_api.h>
@@ -15,9 +14,9 @@
 #include <mutex>
 #include <stdexcept>
 #include <string>
-#include <utility>
 #include <vector>
 
+#include "libreyolo/sdk/cuda/ordering_event.hpp"
 #include "side_streams.hpp"
 
 namespace libreyolo::sdk {
@@ -56,7 +55,7 @@ c10::cuda::CUDAStream side_stream(int device, std::size_t branch) {
 // destructor where a branch threw (a recording must end with every forked stream joined).
 class Joins {
  public:
-  explicit Joins(c10::cuda::CUDAStream main) : main_(main) {}
+  explicit Joins(cudaStream_t main) : main_(main) {}
   ~Joins() {
     try {
       join();
@@ -66,18 +65,19 @@ class Joins {
   }
   Joins(const Joins&) = delete;
   Joins& operator=(const Joins&) = delete;
-  void started(c10::cuda::CUDAStream stream) { started_.emplace_back(stream, at::cuda::CUDAEvent(cudaEventDisableTiming)); }
+  void started(cudaStream_t stream) { started_.push_back(stream); }
   void join() {
-    for (auto& [stream, event] : started_) {
-      event.record(stream);
-      event.block(main_);
+    for (const auto stream : started_) {
+      cuda::OrderingEvent done;
+      done.record(stream);
+      done.block(main_);
     }
     started_.clear();
   }
 
  private:
-  c10::cuda::CUDAStream main_;
-  std::vector<std::pair<c10::cuda::CUDAStream, at::cuda::CUDAEvent>> started_;
+  cudaStream_t main_;
+  std::vector<cudaStream_t> started_;
 };
 
 void record_on(const std::vector<torch::Tensor>& tensors, c10::cuda::CUDAStream stream) {
@@ -98,13 +98,13 @@ std::vector<torch::Tensor> run_on_side_streams(int device, const std::vector<tor
                                                const std::vector<Branch>& branches) {
   const auto main = c10::cuda::getCurrentCUDAStream(static_cast<c10::DeviceIndex>(device));
   std::vector<torch::Tensor> outputs(branches.size());
-  at::cuda::CUDAEvent inputs_made(cudaEventDisableTiming);
-  inputs_made.record(main);
-  Joins joins(main);
+  cuda::OrderingEvent inputs_made;
+  inputs_made.record(main.stream());
+  Joins joins(main.stream());
   for (std::size_t i = 1; i < branches.size(); ++i) {
     const auto side = side_stream(device, i);
-    inputs_made.block(side);
-    joins.started(side);
+    inputs_made.block(side.stream());
+    joins.started(side.stream());
     record_on(inputs, side);
     const c10::cuda::CUDAStreamGuard on_side(side);
     outputs[i] = branches[i]();

@@ -1,16 +1,23 @@
-// A build whose LibTorch has no CUDA: side_by_side always runs its branches one after the other.
+// A build whose LibTorch has no CUDA, or configured with LIBREYOLO_SIDE_STREAMS=OFF: side_by_side
+// always runs its branches one after the other.
 #include <stdexcept>
 
 #include "side_streams.hpp"
 
 namespace libreyolo::sdk {
 
-std::string side_streams_unavailable() { return "this build has no CUDA"; }
+std::string side_streams_unavailable() {
+#ifdef LIBREYOLO_SIDE_STREAMS_OFF
+  return "this build was configured without side streams (LIBREYOLO_SIDE_STREAMS=OFF)";
+#else
+  return "this build has no CUDA";
+#endif
+}
 
 void make_side_streams(int) {}
 
 std::vector<torch::Tensor> run_on_side_streams(int, const std::vector<torch::Tensor>&, const std::vector<Branch>&) {
-  throw std::logic_error("side_by_side: this build has no CUDA streams (ask branch_streams_refusal first)");
+  throw std::logic_error("side_by_side: this build has no side streams (ask branch_streams_refusal first)");
 }
 
 }  // namespace libreyolo::sdk

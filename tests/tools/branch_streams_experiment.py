@@ -16,9 +16,15 @@ graph, as LibreYOLO writes it and with the branches on side streams:
   2. that every variant gives the same parameter gradients as the original (bitwise count and
      largest difference), from the same weights and images.
 
+A third lever is measured beside it: the convolutions' weight gradients on a stream of their own
+(what the host's fused_kernels=weight_grad_stream does), alone and with the branches. Every variant
+trains float16 leaves as the convolution weights (the host's weight copies), so all compare the same
+arithmetic.
+
 The variants patch the modules' forward methods (RepConvN, RepNCSP, DDetect for YOLOv9; CSPLayer,
-YOLOXHead for YOLOX); on a CPU the branches run one after the other, which is how this file's
-equivalence is checked without a GPU (--check-cpu). LibreYOLO's nn modules are loaded from its source
+YOLOXHead for YOLOX; nn.Conv2d for the weight gradients); on a CPU the branches run one after the
+other and the weight gradients on the one stream, which is how this file's equivalence is checked
+without a GPU (--check-cpu, in float32). LibreYOLO's nn modules are loaded from its source
 (--libreyolo, default .reference/libreyolo) without its package __init__. Usage:
   python3 tests/tools/branch_streams_experiment.py yolo9 t [--batch 16] [--replays 20] [--rounds 5]
   python3 tests/tools/branch_streams_experiment.py yolo9 t --check-cpu --batch 1 --imgsz 64
@@ -73,6 +79,72 @@ def side_by_side(inputs, *branches):
     return outputs
 
 
+if hasattr(torch.amp, "custom_fwd"):  # torch 2.4 and later
+    custom_fwd = torch.amp.custom_fwd(device_type="cuda", cast_inputs=torch.float16)
+    custom_bwd = torch.amp.custom_bwd(device_type="cuda")
+else:
+    custom_fwd = torch.cuda.amp.custom_fwd(cast_inputs=torch.float16)
+    custom_bwd = torch.cuda.amp.custom_bwd
+
+
+class ConvWeightGradientOnSide(torch.autograd.Function):
+    """A convolution whose backward computes the input gradient on the current stream and the
+    weight (and bias) gradient on the weight-gradient stream, which first waits for the current
+    one (what the host's fused_kernels=weight_grad_stream does with PyTorch's own kernels). The
+    caller joins the streams after the backward (training_pass). The weight must be a leaf of the
+    compute dtype (see half_convolution_weights), so that autograd hands the gradient over without
+    a kernel on the current stream."""
+
+    @staticmethod
+    @custom_fwd
+    def forward(ctx, x, weight, bias, conv):
+        ctx.save_for_backward(x, weight)
+        ctx.conv, ctx.has_bias = conv, bias is not None
+        return torch.nn.functional.conv2d(x, weight, bias, conv.stride, conv.padding, conv.dilation, conv.groups)
+
+    @staticmethod
+    @custom_bwd
+    def backward(ctx, grad):
+        x, weight = ctx.saved_tensors
+        conv = ctx.conv
+        args = (grad, x, weight, [weight.shape[0]] if ctx.has_bias else None, conv.stride, conv.padding,
+                conv.dilation, False, [0, 0], conv.groups)
+        grad_x = torch.ops.aten.convolution_backward(*args, [ctx.needs_input_grad[0], False, False])[0]
+        if not grad.is_cuda:  # the CPU check: the same arithmetic, one stream
+            _, grad_w, grad_b = torch.ops.aten.convolution_backward(*args, [False, True, ctx.has_bias])
+            return grad_x, grad_w, grad_b, None
+        side = WEIGHT_GRAD_STREAM["stream"]
+        side.wait_stream(torch.cuda.current_stream())
+        x.record_stream(side)
+        grad.record_stream(side)
+        with torch.cuda.stream(side):
+            _, grad_w, grad_b = torch.ops.aten.convolution_backward(*args, [False, True, ctx.has_bias])
+        for made in (grad_w, grad_b):
+            if made is not None:
+                made.record_stream(torch.cuda.current_stream())
+        return grad_x, grad_w, grad_b, None
+
+
+def conv_weight_gradient_on_side(self, x):
+    if not self.training or not torch.is_grad_enabled() or self.padding_mode != "zeros":
+        return ORIGINAL_CONV_FORWARD(self, x)
+    return ConvWeightGradientOnSide.apply(x, self.weight, self.bias, self)
+
+
+ORIGINAL_CONV_FORWARD = torch.nn.Conv2d.forward
+WEIGHT_GRAD_STREAM = {"stream": None}
+
+
+def half_convolution_weights(model):
+    """The convolutions' weights (and biases) as float16 leaves, as the host's weight copies are
+    (fused_kernels=weight_casts): every variant trains these, so all compare the same arithmetic."""
+    for module in model.modules():
+        if isinstance(module, torch.nn.Conv2d):
+            module.weight = torch.nn.Parameter(module.weight.detach().half())
+            if module.bias is not None:
+                module.bias = torch.nn.Parameter(module.bias.detach().half())
+
+
 def patch_yolo9(y9):
 
     def repconvn(self, x):
@@ -96,7 +168,7 @@ def patch_yolo9(y9):
         return [torch.cat((outs[2 * i], outs[2 * i + 1]), 1) for i in range(self.nl)]
 
     return {"blocks": [(y9.RepConvN, repconvn), (y9.RepNCSP, repncsp)],
-            "head": [(y9.DDetect, ddetect)]}
+            "head": [(y9.DDetect, ddetect)], "wgrad": [(torch.nn.Conv2d, conv_weight_gradient_on_side)]}
 
 
 def patch_yolox(yx):
@@ -124,7 +196,8 @@ def patch_yolox(yx):
             outputs.append(output)
         return torch.cat(outputs, 1)
 
-    return {"blocks": [(yx.CSPLayer, csp)], "head": [(yx.YOLOXHead, head)]}
+    return {"blocks": [(yx.CSPLayer, csp)], "head": [(yx.YOLOXHead, head)],
+            "wgrad": [(torch.nn.Conv2d, conv_weight_gradient_on_side)]}
 
 
 class Variant:
@@ -137,7 +210,7 @@ class Variant:
     def __enter__(self):
         for cls, forward in self.replaced:
             cls.forward = forward
-        ENABLED["value"] = bool(self.replaced)
+        ENABLED["value"] = any(cls is not torch.nn.Conv2d for cls, _ in self.replaced)
 
     def __exit__(self, *exc):
         for cls, forward in self.originals:
@@ -158,6 +231,8 @@ def training_pass(model, images):
         outputs = model(images)
     loss = sum(t.float().sum() for t in tensors_in(outputs) if t.requires_grad)
     loss.backward()
+    if images.is_cuda:  # the join: nothing reads a weight gradient before it
+        torch.cuda.current_stream().wait_stream(WEIGHT_GRAD_STREAM["stream"])
     return loss
 
 
@@ -271,10 +346,14 @@ def main():
     args = parser.parse_args()
     nn = load_family_nn(args.libreyolo, args.family)
     patches = patch_yolo9(nn) if args.family == "yolo9" else patch_yolox(nn)
-    variants = {"original": [], "blocks": ["blocks"], "head": ["head"], "blocks+head": ["blocks", "head"]}
+    variants = {"original": [], "blocks": ["blocks"], "head": ["head"], "blocks+head": ["blocks", "head"],
+                "wgrad": ["wgrad"], "wgrad+blocks+head": ["wgrad", "blocks", "head"]}
     device = "cpu" if args.check_cpu else "cuda"
     torch.manual_seed(0)
     model = build(nn, args.family, args.size, device)
+    if not args.check_cpu:  # CPU convolutions take no float16; the check runs in float32
+        half_convolution_weights(model)
+        WEIGHT_GRAD_STREAM["stream"] = torch.cuda.Stream(priority=0)  # the lowest
     images = torch.randn(args.batch, 3, args.imgsz, args.imgsz, device=device).to(memory_format=torch.channels_last)
     if args.check_cpu:
         return check_cpu(model, images, patches, variants)

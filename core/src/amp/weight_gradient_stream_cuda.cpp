@@ -29,29 +29,18 @@
 #include <vector>
 
 #include "libreyolo/core/amp/weight_gradient_stream.hpp"
+#include "libreyolo/sdk/cuda/ordering_event.hpp"
 
 namespace libreyolo::core::amp {
 namespace {
+
+using sdk::cuda::OrderingEvent;
 
 void check_cuda(cudaError_t status, const char* what) {
   if (status != cudaSuccess) {
     throw std::runtime_error(std::string("weight_grad_stream: ") + what + " failed: " + cudaGetErrorString(status));
   }
 }
-
-// An event without timing (the cheapest kind), for ordering streams only.
-class OrderingEvent {
- public:
-  OrderingEvent() { check_cuda(cudaEventCreateWithFlags(&event_, cudaEventDisableTiming), "cudaEventCreateWithFlags"); }
-  ~OrderingEvent() { cudaEventDestroy(event_); }
-  OrderingEvent(const OrderingEvent&) = delete;
-  OrderingEvent& operator=(const OrderingEvent&) = delete;
-  void record(cudaStream_t producer) { check_cuda(cudaEventRecord(event_, producer), "cudaEventRecord"); }
-  void block(cudaStream_t waiter) { check_cuda(cudaStreamWaitEvent(waiter, event_, 0), "cudaStreamWaitEvent"); }
-
- private:
-  cudaEvent_t event_ = nullptr;
-};
 
 // The two streams of one device, ordered by events (in a recorded graph they become its edges).
 // "First" is the stream current when the backward began (the trainer's, which autograd runs the

@@ -302,6 +302,10 @@ void check_equal_one_stream(bool branches) {
     sdk::permit_branch_streams(-1);
     copies_step(*reference, reference_copies, nullptr, plan, images, weights);
     sdk::permit_branch_streams(branches ? 0 : -1);
+    if (branches) {
+      const auto why_not = sdk::branch_streams_refusal({images});
+      REQUIRE_MESSAGE(why_not.empty(), why_not);
+    }
     // A recording computes nothing: its gradients are the warm-up's, which only a copy made
     // inside the step keeps (the .grad tensors are the graph's, written at each replay).
     const auto how = manager.run_step(key, [&] {

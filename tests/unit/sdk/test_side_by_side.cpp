@@ -148,7 +148,8 @@ void check_streams_equal_one_stream(const std::string& size) {
     sdk::permit_branch_streams(-1);
     step(*reference, images, weights, expected);
     sdk::permit_branch_streams(0);
-    REQUIRE(sdk::branch_streams_refusal({images}).empty());
+    const auto refusal = sdk::branch_streams_refusal({images});
+    REQUIRE_MESSAGE(refusal.empty(), refusal);
     const auto how = manager.run_step(key, [&] { step(*model, images, weights, kept); }, [] {});
     CHECK(how == runs[i]);
     CHECK(differing(expected, kept) == 0);
