@@ -56,17 +56,16 @@ void DDetectImpl::init_bias() {
 }
 
 std::vector<torch::Tensor> DDetectImpl::forward(const std::vector<torch::Tensor>& features) {
-  // Six independent towers (box and class, per level), side by side where allowed.
-  std::vector<sdk::Branch> towers;
-  for (size_t i = 0; i < features.size(); ++i) {
-    towers.emplace_back([&, i] { return box_towers_[i]->forward(features[i]); });
-    towers.emplace_back([&, i] { return class_towers_[i]->forward(features[i]); });
-  }
-  const auto made = sdk::side_by_side(features, towers);
-  std::vector<torch::Tensor> out;
-  out.reserve(features.size());
-  for (size_t i = 0; i < features.size(); ++i) out.push_back(torch::cat({made[2 * i], made[2 * i + 1]}, 1));
-  return out;
+  // The levels side by side where allowed (each level's two towers too).
+  std::vector<sdk::Branch> levels;
+  for (std::size_t i = 0; i < features.size(); ++i) levels.emplace_back([&, i] { return forward_level(i, features[i]); });
+  return sdk::side_by_side(features, levels);
+}
+
+torch::Tensor DDetectImpl::forward_level(std::size_t level, const torch::Tensor& x) {
+  return torch::cat(sdk::side_by_side({x}, {[&] { return box_towers_.at(level)->forward(x); },
+                                            [&] { return class_towers_.at(level)->forward(x); }}),
+                    1);
 }
 
 std::pair<torch::Tensor, torch::Tensor> decode_outputs(const std::vector<torch::Tensor>& outputs,

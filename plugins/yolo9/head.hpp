@@ -14,6 +14,7 @@
 #include <torch/types.h>
 
 #include <array>
+#include <cstddef>
 #include <utility>
 #include <vector>
 
@@ -44,6 +45,8 @@ class DDetectImpl : public torch::nn::Module {
 
   // Per level [B, 4 * reg_max + nc, H_i, W_i]: box distribution logits, then class logits.
   std::vector<torch::Tensor> forward(const std::vector<torch::Tensor>& features);
+  // One level's output: its box and class towers (side by side where allowed), concatenated.
+  torch::Tensor forward_level(std::size_t level, const torch::Tensor& x);
 
   // LibreYOLO's _init_bias: box biases 1.0, class biases log(5 / nc / (640 / s)^2).
   void init_bias();

@@ -78,12 +78,22 @@ Neck9Impl::Neck9Impl(const SizeConfig& cfg) {
 }
 
 FeatureMaps Neck9Impl::forward(const FeatureMaps& features) {
+  const auto top = top_down(features);
+  const auto [out4, out5] = bottom_up(top, features[2]);
+  return {top.out3, out4, out5};
+}
+
+Neck9Impl::TopDown Neck9Impl::top_down(const FeatureMaps& features) {
   const auto& [p3, p4, p5] = features;
   auto n4 = elan_up1->forward(torch::cat({upsample2x(p5), p4}, 1));
   auto out3 = elan_up2->forward(torch::cat({upsample2x(n4), p3}, 1));
-  auto out4 = elan_down1->forward(torch::cat({down1(out3), n4}, 1));
+  return {n4, out3};
+}
+
+std::array<torch::Tensor, 2> Neck9Impl::bottom_up(const TopDown& top, const torch::Tensor& p5) {
+  auto out4 = elan_down1->forward(torch::cat({down1(top.out3), top.n4}, 1));
   auto out5 = elan_down2->forward(torch::cat({down2(out4), p5}, 1));
-  return {out3, out4, out5};
+  return {out4, out5};
 }
 
 }  // namespace libreyolo::families::yolo9

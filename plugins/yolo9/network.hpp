@@ -37,8 +37,16 @@ TORCH_MODULE(Backbone9);
 // Bottom-up: down1(P3) + N4 -> elan_down1 (out P4); down2(P4) + P5 -> elan_down2 (out P5).
 class Neck9Impl : public torch::nn::Module {
  public:
+  // What the top-down path hands the bottom-up one: N4 and the finished P3 output.
+  struct TopDown {
+    torch::Tensor n4, out3;
+  };
+
   explicit Neck9Impl(const SizeConfig& config);
   FeatureMaps forward(const FeatureMaps& backbone_features);
+  // The two halves of forward, so that P3's head can start before the bottom-up path.
+  TopDown top_down(const FeatureMaps& backbone_features);
+  std::array<torch::Tensor, 2> bottom_up(const TopDown& top, const torch::Tensor& backbone_p5);  // out P4, out P5
 
   RepNCSPELAN elan_up1{nullptr};
   RepNCSPELAN elan_up2{nullptr};

@@ -1,5 +1,6 @@
 #include "yolo9_detector.hpp"
 
+#include <libreyolo/sdk/side_by_side.hpp>
 #include <torch/torch.h>
 
 namespace libreyolo::families::yolo9 {
@@ -13,8 +14,17 @@ Yolo9Detector::Yolo9Detector(const std::string& size, int64_t num_classes)
 }
 
 std::vector<torch::Tensor> Yolo9Detector::forward_capturable(const torch::Tensor& images) {
-  const auto features = neck->forward(backbone->forward(images));
-  return head->forward({features[0], features[1], features[2]});
+  const auto features = backbone->forward(images);
+  const auto top = neck->top_down(features);
+  // P3's head needs nothing from the bottom-up path: where fused_kernels=branch_streams runs
+  // branches side by side, the GPU starts it from this point, beside that path. It is called after
+  // the path, as without streams, so autograd adds the gradients in the same order.
+  const sdk::ForkPoint out3_made({top.out3});
+  const auto [out4, out5] = neck->bottom_up(top, features[2]);
+  auto level3 = out3_made.start([&] { return head->forward_level(0, top.out3); });
+  auto levels45 = sdk::side_by_side({out4, out5}, {[&] { return head->forward_level(1, out4); },
+                                                   [&] { return head->forward_level(2, out5); }});
+  return {level3.join(), levels45[0], levels45[1]};
 }
 
 sdk::Candidates Yolo9Detector::decode(const std::vector<torch::Tensor>& outputs) {

@@ -64,27 +64,23 @@ void YOLOXHead::initialize_biases(double prior_probability) {
 }
 
 std::vector<torch::Tensor> YOLOXHead::forward(const std::array<torch::Tensor, 3>& features) {
-  std::vector<torch::Tensor> stems;
-  for (size_t i = 0; i < levels_.size(); ++i) stems.push_back(levels_[i].stem->forward(features[i]));
-  // Six independent towers (class with its prediction, regression), side by side where allowed;
-  // the regression tower's two small predictions follow on the caller's stream.
-  std::vector<sdk::Branch> towers;
-  for (size_t i = 0; i < levels_.size(); ++i) {
-    auto& level = levels_[i];
-    const auto& x = stems[i];
-    towers.emplace_back([&level, &x] { return level.cls_pred->forward(level.cls_tower[1]->forward(level.cls_tower[0]->forward(x))); });
-    towers.emplace_back([&level, &x] { return level.reg_tower[1]->forward(level.reg_tower[0]->forward(x)); });
-  }
-  const auto made = sdk::side_by_side(stems, towers);
-  std::vector<torch::Tensor> outputs;
-  outputs.reserve(levels_.size());
-  for (size_t i = 0; i < levels_.size(); ++i) {
-    auto& level = levels_[i];
-    const auto& cls_output = made[2 * i];
-    const auto& reg_feat = made[2 * i + 1];
-    outputs.push_back(torch::cat({level.reg_pred->forward(reg_feat), level.obj_pred->forward(reg_feat), cls_output}, 1));
-  }
-  return outputs;
+  // The levels side by side where allowed (each level's two towers too).
+  const std::vector<torch::Tensor> inputs(features.begin(), features.end());
+  std::vector<sdk::Branch> levels;
+  for (std::size_t i = 0; i < features.size(); ++i) levels.emplace_back([&, i] { return forward_level(i, features[i]); });
+  return sdk::side_by_side(inputs, levels);
+}
+
+torch::Tensor YOLOXHead::forward_level(std::size_t index, const torch::Tensor& feature) {
+  auto& level = levels_.at(index);
+  const auto x = level.stem->forward(feature);
+  // The class tower with its prediction beside the regression tower; the regression tower's two
+  // small predictions follow on the caller's stream.
+  const auto made = sdk::side_by_side(
+      {x}, {[&] { return level.cls_pred->forward(level.cls_tower[1]->forward(level.cls_tower[0]->forward(x))); },
+            [&] { return level.reg_tower[1]->forward(level.reg_tower[0]->forward(x)); }});
+  const auto& reg_feat = made[1];
+  return torch::cat({level.reg_pred->forward(reg_feat), level.obj_pred->forward(reg_feat), made[0]}, 1);
 }
 
 std::pair<torch::Tensor, torch::Tensor> make_grid(const std::vector<torch::Tensor>& outputs,

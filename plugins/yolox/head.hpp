@@ -21,6 +21,7 @@
 #include <torch/types.h>
 
 #include <array>
+#include <cstddef>
 #include <memory>
 #include <utility>
 #include <vector>
@@ -40,6 +41,9 @@ class YOLOXHead : public torch::nn::Module {
 
   // Per level [B, 5 + nc, H_l, W_l], raw (see the layout above).
   std::vector<torch::Tensor> forward(const std::array<torch::Tensor, 3>& features);
+  // One level's output: its stem, then the class and regression towers (side by side where
+  // allowed), then the predictions, concatenated.
+  torch::Tensor forward_level(std::size_t level, const torch::Tensor& feature);
 
   void initialize_biases(double prior_probability);
 

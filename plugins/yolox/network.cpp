@@ -85,14 +85,24 @@ YOLOPAFPN::YOLOPAFPN(const SizeConfig& cfg) {
 }
 
 FeatureMaps YOLOPAFPN::forward(const torch::Tensor& images) {
+  const auto top = top_down(images);
+  const auto [pan_out1, pan_out0] = bottom_up(top);
+  return {top.pan_out2, pan_out1, pan_out0};
+}
+
+YOLOPAFPN::TopDown YOLOPAFPN::top_down(const torch::Tensor& images) {
   const auto [x2, x1, x0] = backbone->forward(images);
-  const auto fpn_out0 = lateral_conv0->forward(x0);
+  auto fpn_out0 = lateral_conv0->forward(x0);
   const auto f_out0 = C3_p4->forward(torch::cat({upsample2x(fpn_out0), x1}, 1));
-  const auto fpn_out1 = reduce_conv1->forward(f_out0);
-  const auto pan_out2 = C3_p3->forward(torch::cat({upsample2x(fpn_out1), x2}, 1));
-  const auto pan_out1 = C3_n3->forward(torch::cat({bu_conv2->forward(pan_out2), fpn_out1}, 1));
-  const auto pan_out0 = C3_n4->forward(torch::cat({bu_conv1->forward(pan_out1), fpn_out0}, 1));
-  return {pan_out2, pan_out1, pan_out0};
+  auto fpn_out1 = reduce_conv1->forward(f_out0);
+  auto pan_out2 = C3_p3->forward(torch::cat({upsample2x(fpn_out1), x2}, 1));
+  return {fpn_out0, fpn_out1, pan_out2};
+}
+
+std::array<torch::Tensor, 2> YOLOPAFPN::bottom_up(const TopDown& top) {
+  auto pan_out1 = C3_n3->forward(torch::cat({bu_conv2->forward(top.pan_out2), top.fpn_out1}, 1));
+  auto pan_out0 = C3_n4->forward(torch::cat({bu_conv1->forward(pan_out1), top.fpn_out0}, 1));
+  return {pan_out1, pan_out0};
 }
 
 }  // namespace libreyolo::families::yolox

@@ -43,8 +43,18 @@ class CSPDarknet : public torch::nn::Module {
 //            bu_conv1(out P4) + lateral_conv0's output -> C3_n4 (out P5).
 class YOLOPAFPN : public torch::nn::Module {
  public:
+  // What the top-down path hands the bottom-up one: lateral_conv0's and reduce_conv1's outputs
+  // and the finished P3 output.
+  struct TopDown {
+    torch::Tensor fpn_out0, fpn_out1, pan_out2;
+  };
+
   explicit YOLOPAFPN(const SizeConfig& config);
   FeatureMaps forward(const torch::Tensor& images);
+  // The two halves of forward (the backbone in the first), so that P3's head can start before
+  // the bottom-up path.
+  TopDown top_down(const torch::Tensor& images);
+  std::array<torch::Tensor, 2> bottom_up(const TopDown& top);  // out P4, out P5
 
   std::shared_ptr<CSPDarknet> backbone;
   std::shared_ptr<BaseConv> lateral_conv0;

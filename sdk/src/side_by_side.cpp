@@ -2,6 +2,7 @@
 #include "libreyolo/sdk/side_by_side.hpp"
 
 #include <atomic>
+#include <memory>
 #include <stdexcept>
 #include <string>
 
@@ -44,7 +45,49 @@ std::vector<torch::Tensor> side_by_side(const std::vector<torch::Tensor>& inputs
   if (branches.empty()) throw std::invalid_argument("side_by_side: no branches to run");
   // No log line here: the host says once whether it permitted side streams, and why not.
   if (branches.size() == 1 || !branch_streams_refusal(inputs).empty()) return one_after_the_other(branches);
-  return run_on_side_streams(permitted_device.load(), inputs, branches);
+  const ForkPoint point(inputs);  // the others start from here, beside the first
+  std::vector<torch::Tensor> outputs{branches[0]()};
+  std::vector<SideBranch> started;  // joined by their destructors if a branch throws
+  started.reserve(branches.size() - 1);
+  for (std::size_t i = 1; i < branches.size(); ++i) started.push_back(point.start(branches[i]));
+  for (auto& branch : started) outputs.push_back(branch.join());
+  return outputs;
+}
+
+ForkPoint::ForkPoint(const std::vector<torch::Tensor>& inputs) : inputs_(inputs) {
+  if (!branch_streams_refusal(inputs).empty()) return;
+  device_ = permitted_device.load();
+  event_ = mark_fork_point(device_);
+}
+
+SideBranch ForkPoint::start(const Branch& branch) const {
+  if (!event_) return SideBranch(branch(), nullptr, -1);
+  auto forked = fork_branch(device_, event_, inputs_, branch);
+  return SideBranch(std::move(forked.output), forked.stream, device_);
+}
+
+SideBranch::SideBranch(torch::Tensor output, void* stream, int device)
+    : output_(std::move(output)), stream_(stream), device_(device) {}
+
+SideBranch::SideBranch(SideBranch&& other) noexcept
+    : output_(std::move(other.output_)), stream_(other.stream_), device_(other.device_), joined_(other.joined_) {
+  other.joined_ = true;  // the moved-from one has nothing left to join
+}
+
+SideBranch::~SideBranch() {
+  if (joined_ || stream_ == nullptr) return;
+  try {
+    join_branch(device_, {output_, stream_});
+  } catch (...) {
+    // Already unwinding from another error: that one is the message to keep.
+  }
+}
+
+torch::Tensor SideBranch::join() {
+  if (joined_) throw std::logic_error("SideBranch::join: joined already (its output was handed over once)");
+  joined_ = true;
+  if (stream_ != nullptr) join_branch(device_, {output_, stream_});
+  return std::move(output_);
 }
 
 }  // namespace libreyolo::sdk

@@ -1,5 +1,5 @@
 // A build whose LibTorch has no CUDA, or configured with LIBREYOLO_SIDE_STREAMS=OFF: side_by_side
-// always runs its branches one after the other.
+// always runs its branches one after the other, SideBranch in place.
 #include <stdexcept>
 
 #include "side_streams.hpp"
@@ -16,7 +16,15 @@ std::string side_streams_unavailable() {
 
 void make_side_streams(int) {}
 
-std::vector<torch::Tensor> run_on_side_streams(int, const std::vector<torch::Tensor>&, const std::vector<Branch>&) {
+std::shared_ptr<void> mark_fork_point(int) {
+  throw std::logic_error("side_by_side: this build has no side streams (ask branch_streams_refusal first)");
+}
+
+ForkedBranch fork_branch(int, const std::shared_ptr<void>&, const std::vector<torch::Tensor>&, const Branch&) {
+  throw std::logic_error("side_by_side: this build has no side streams (ask branch_streams_refusal first)");
+}
+
+void join_branch(int, const ForkedBranch&) {
   throw std::logic_error("side_by_side: this build has no side streams (ask branch_streams_refusal first)");
 }
 

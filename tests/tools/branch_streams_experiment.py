@@ -38,7 +38,6 @@ import torch
 
 from roofline import build_model, load_family_nn
 
-SIDE_STREAMS = []
 ENABLED = {"value": False}
 
 
@@ -50,34 +49,94 @@ def tensors_in(value):
             yield from tensors_in(item)
 
 
-def side_stream(index):
-    while len(SIDE_STREAMS) <= index:
-        SIDE_STREAMS.append(torch.cuda.Stream())
-    return SIDE_STREAMS[index]
+class StreamChoice:
+    """Which side stream a branch from a fork point may take (as the SDK's SideStreamChoice): one
+    whose work all comes before the point (never used, or joined into the point's stream before
+    the point and given nothing since), else a new one; a stream holding other work would make the
+    branch wait for it."""
+
+    def __init__(self):
+        self.tick = 0
+        self.streams = []  # [stream, joined_into, started_at, joined_at]
+
+    def mark(self, on):
+        self.tick += 1
+        return on, self.tick
+
+    def take(self, point):
+        on, tick = point
+        for entry in self.streams:
+            stream, joined_into, started_at, joined_at = entry
+            if started_at == 0 or (joined_into == on and joined_at < tick and started_at < joined_at):
+                break
+        else:
+            entry = [torch.cuda.Stream(priority=-1), None, 0, 0]
+            self.streams.append(entry)
+        self.tick += 1
+        entry[2] = self.tick
+        return entry[0]
+
+    def joined(self, stream, into):
+        self.tick += 1
+        for entry in self.streams:
+            if entry[0] == stream:
+                entry[1], entry[3] = into, self.tick
+
+
+CHOICE = StreamChoice()
+
+
+class ForkPoint:
+    """A point on the current stream that branches started later may begin from (as the SDK's
+    sdk::ForkPoint): each started branch runs on a side stream that waits only for the work queued
+    before the point, so it runs beside whatever was queued since; the branches are called, and
+    their autograd nodes made, in the order they are started (as without streams: autograd adds
+    gradients in the same order). Memory read across streams is recorded so the allocator cannot
+    hand it out while another stream still reads it. Without streams a branch runs when started."""
+
+    def __init__(self, inputs):
+        self.inputs = inputs
+        self.event = None
+        if ENABLED["value"] and any(t.is_cuda for t in tensors_in(inputs)):
+            self.event = torch.cuda.Event()
+            self.event.record()
+            self.point = CHOICE.mark(torch.cuda.current_stream())
+
+    def start(self, branch):
+        return Started(self, branch)
+
+
+class Started:
+    def __init__(self, point, branch):
+        self.stream = None
+        if point.event is None:
+            self.output = branch()
+            return
+        self.stream = CHOICE.take(point.point)
+        self.stream.wait_event(point.event)
+        for tensor in tensors_in(point.inputs):
+            tensor.record_stream(self.stream)
+        with torch.cuda.stream(self.stream):
+            self.output = branch()
+
+    def join(self):
+        if self.stream is not None:
+            main = torch.cuda.current_stream()
+            main.wait_stream(self.stream)
+            for tensor in tensors_in(self.output):
+                tensor.record_stream(main)
+            CHOICE.joined(self.stream, main)
+        return self.output
 
 
 def side_by_side(inputs, *branches):
-    """Runs the branches (closures over `inputs`); the first on the current stream, the others
-    each on a side stream that waits for the current one; the current stream waits for them all
-    before it returns. Memory read across streams is recorded so the allocator cannot hand it out
-    while another stream still reads it."""
-    if not ENABLED["value"] or not any(t.is_cuda for t in tensors_in(inputs)):
-        return [branch() for branch in branches]
-    main = torch.cuda.current_stream()
-    outputs = [None] * len(branches)
-    sides = [side_stream(i) for i in range(len(branches) - 1)]
-    for i, stream in enumerate(sides, 1):
-        stream.wait_stream(main)
-        for tensor in tensors_in(inputs):
-            tensor.record_stream(stream)
-        with torch.cuda.stream(stream):
-            outputs[i] = branches[i]()
-    outputs[0] = branches[0]()
-    for i, stream in enumerate(sides, 1):
-        main.wait_stream(stream)
-        for tensor in tensors_in(outputs[i]):
-            tensor.record_stream(main)
-    return outputs
+    """Runs the branches (closures over `inputs`) in order: the first on the current stream, the
+    others each on a side stream from a fork point made before the first; the current stream
+    waits for them all before it returns."""
+    point = ForkPoint(inputs)
+    first = branches[0]()
+    started = [point.start(branch) for branch in branches[1:]]
+    return [first] + [branch.join() for branch in started]
 
 
 if hasattr(torch.amp, "custom_fwd"):  # torch 2.4 and later
@@ -168,8 +227,30 @@ def patch_yolo9(y9):
         outs = side_by_side(tuple(x), *towers)
         return [torch.cat((outs[2 * i], outs[2 * i + 1]), 1) for i in range(self.nl)]
 
+    def head_level(head, i, x):
+        return torch.cat(side_by_side((x,), lambda: head.cv2[i](x), lambda: head.cv3[i](x)), 1)
+
+    original_model = y9.LibreYOLO9Model.forward
+
+    def model(self, x, targets=None, masks=None):
+        """P3's head beside the neck's bottom-up path (the network-only training pass)."""
+        plain = not any(getattr(self, flag, False) for flag in ("classification", "semantic", "segmentation", "pose", "obb"))
+        if not (self.training and targets is None and plain):
+            return original_model(self, x, targets, masks)
+        p3, p4, p5 = self.backbone(x)
+        neck, head = self.neck, self.head
+        n4 = neck.elan_up1(torch.cat([neck.up1(p5), p4], 1))
+        out3 = neck.elan_up2(torch.cat([neck.up2(n4), p3], 1))
+        out3_made = ForkPoint((out3,))
+        out4 = neck.elan_down1(torch.cat([neck.down1(out3), n4], 1))
+        out5 = neck.elan_down2(torch.cat([neck.down2(out4), p5], 1))
+        level3 = out3_made.start(lambda: head_level(head, 0, out3))
+        rest = side_by_side((out4, out5), lambda: head_level(head, 1, out4), lambda: head_level(head, 2, out5))
+        return [level3.join()] + rest
+
     return {"blocks": [(y9.RepConvN, repconvn), (y9.RepNCSP, repncsp)],
-            "head": [(y9.DDetect, ddetect)], "wgrad": [(torch.nn.Conv2d, conv_weight_gradient_on_side)]}
+            "head": [(y9.DDetect, ddetect)], "levels": [(y9.LibreYOLO9Model, model)],
+            "wgrad": [(torch.nn.Conv2d, conv_weight_gradient_on_side)]}
 
 
 def patch_yolox(yx):
@@ -178,26 +259,44 @@ def patch_yolox(yx):
         chain, shortcut = side_by_side((x,), lambda: self.m(self.conv1(x)), lambda: self.conv2(x))
         return self.conv3(torch.cat((chain, shortcut), dim=1))
 
+    def head_level(self, k, feature):
+        """One level's training output (flattened, as YOLOXHead's training path makes it)."""
+        x = self.stems[k](feature)
+        cls_output, reg_feat = side_by_side((x,), lambda: self.cls_preds[k](self.cls_convs[k](x)),
+                                            lambda: self.reg_convs[k](x))
+        output = torch.cat([self.reg_preds[k](reg_feat), self.obj_preds[k](reg_feat), cls_output], 1)
+        return self.get_output_and_grid(output, k, self.strides[k], feature.type())[0]
+
     original_head = yx.YOLOXHead.forward
 
     def head(self, xin, labels=None, imgs=None):
         if not (self.training and labels is None):
             return original_head(self, xin, labels, imgs)
-        stems = [self.stems[k](x) for k, x in enumerate(xin)]
-        towers = []
-        for k, x in enumerate(stems):
-            towers += [lambda k=k, x=x: self.cls_preds[k](self.cls_convs[k](x)),
-                       lambda k=k, x=x: self.reg_convs[k](x)]
-        outs = side_by_side(tuple(stems), *towers)
-        outputs = []
-        for k in range(len(stems)):
-            cls_output, reg_feat = outs[2 * k], outs[2 * k + 1]
-            output = torch.cat([self.reg_preds[k](reg_feat), self.obj_preds[k](reg_feat), cls_output], 1)
-            output, _ = self.get_output_and_grid(output, k, self.strides[k], xin[0].type())
-            outputs.append(output)
-        return torch.cat(outputs, 1)
+        levels = [lambda k=k, x=x: head_level(self, k, x) for k, x in enumerate(xin)]
+        return torch.cat(side_by_side(tuple(xin), *levels), 1)
 
-    return {"blocks": [(yx.CSPLayer, csp)], "head": [(yx.YOLOXHead, head)],
+    original_model = yx.LibreYOLOXModel.forward
+
+    def model(self, x, targets=None):
+        """P3's head beside the PAFPN's bottom-up path (the network-only training pass)."""
+        if not (self.training and targets is None):
+            return original_model(self, x, targets)
+        fpn, head_module = self.backbone, self.head
+        features = fpn.backbone(x)
+        x2, x1, x0 = [features[f] for f in fpn.in_features]
+        fpn_out0 = fpn.lateral_conv0(x0)
+        f_out0 = fpn.C3_p4(torch.cat([fpn.upsample(fpn_out0), x1], 1))
+        fpn_out1 = fpn.reduce_conv1(f_out0)
+        pan_out2 = fpn.C3_p3(torch.cat([fpn.upsample(fpn_out1), x2], 1))
+        pan_out2_made = ForkPoint((pan_out2,))
+        pan_out1 = fpn.C3_n3(torch.cat([fpn.bu_conv2(pan_out2), fpn_out1], 1))
+        pan_out0 = fpn.C3_n4(torch.cat([fpn.bu_conv1(pan_out1), fpn_out0], 1))
+        level3 = pan_out2_made.start(lambda: head_level(head_module, 0, pan_out2))
+        rest = side_by_side((pan_out1, pan_out0), lambda: head_level(head_module, 1, pan_out1),
+                            lambda: head_level(head_module, 2, pan_out0))
+        return torch.cat([level3.join()] + rest, 1)
+
+    return {"blocks": [(yx.CSPLayer, csp)], "head": [(yx.YOLOXHead, head)], "levels": [(yx.LibreYOLOXModel, model)],
             "wgrad": [(torch.nn.Conv2d, conv_weight_gradient_on_side)]}
 
 
@@ -399,7 +498,8 @@ def main():
     nn = load_family_nn(args.libreyolo, args.family)
     patches = patch_yolo9(nn) if args.family == "yolo9" else patch_yolox(nn)
     variants = {"original": [], "blocks": ["blocks"], "head": ["head"], "blocks+head": ["blocks", "head"],
-                "wgrad": ["wgrad"], "wgrad+blocks+head": ["wgrad", "blocks", "head"]}
+                "blocks+levels": ["blocks", "levels"], "wgrad": ["wgrad"],
+                "wgrad+blocks+levels": ["wgrad", "blocks", "levels"]}
     device = "cpu" if args.check_cpu else "cuda"
     torch.manual_seed(0)
     model = build(nn, args.family, args.size, device)

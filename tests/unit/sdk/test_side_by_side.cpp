@@ -60,6 +60,21 @@ TEST_CASE("side_by_side: one after the other, in order, each branch once, where 
   CHECK_THROWS_AS(sdk::side_by_side({x}, {}), std::invalid_argument);
 }
 
+TEST_CASE("ForkPoint: where streams are refused a branch runs when started; join hands its output over once") {
+  const BranchStreams on(sdk::FusedKernels::when_built, "branch_streams", -1);
+  const auto x = torch::arange(3.0);
+  std::vector<std::string> ran;
+  const sdk::ForkPoint point({x});
+  ran.push_back("caller");
+  auto branch = point.start([&] {
+    ran.push_back("branch");
+    return x * 10;
+  });
+  CHECK(ran == std::vector<std::string>{"caller", "branch"});
+  CHECK(torch::equal(branch.join(), x * 10));
+  CHECK_THROWS_AS(branch.join(), std::logic_error);
+}
+
 TEST_CASE("side_by_side: the refusal names the policy, the build or the permission, in that order") {
   const auto cpu = torch::zeros({2});
   {
@@ -80,7 +95,15 @@ TEST_CASE("side_by_side: the refusal names the policy, the build or the permissi
   sdk::permit_branch_streams(0);
   CHECK(has(sdk::branch_streams_refusal({cpu}), "an input is not on the permitted CUDA device"));
   CHECK(has(sdk::branch_streams_refusal({}), "the branches name no input"));
-  CHECK(sdk::branch_streams_refusal({torch::zeros({2}, torch::kCUDA)}).empty());
+  const auto x = torch::arange(4.0, torch::kCUDA);
+  CHECK(sdk::branch_streams_refusal({x}).empty());
+  std::vector<int> ran;  // on side streams too, the branches are called in order
+  const auto outputs = sdk::side_by_side({x}, {[&] { ran.push_back(0); return x + 1; },
+                                               [&] { ran.push_back(1); return x * 2; },
+                                               [&] { ran.push_back(2); return x - 3; }});
+  CHECK(ran == std::vector<int>{0, 1, 2});
+  CHECK(torch::equal(outputs[1].cpu(), torch::arange(4.0) * 2));
+  CHECK(torch::equal(outputs[2].cpu(), torch::arange(4.0) - 3));
 }
 
 namespace {

@@ -22,7 +22,7 @@ class OrderingEvent {
   OrderingEvent& operator=(const OrderingEvent&) = delete;
 
   void record(cudaStream_t producer) { check(cudaEventRecord(event_, producer), "cudaEventRecord"); }
-  void block(cudaStream_t waiter) { check(cudaStreamWaitEvent(waiter, event_, 0), "cudaStreamWaitEvent"); }
+  void block(cudaStream_t waiter) const { check(cudaStreamWaitEvent(waiter, event_, 0), "cudaStreamWaitEvent"); }
 
  private:
   static void check(cudaError_t status, const char* what) {
