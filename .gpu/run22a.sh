@@ -33,6 +33,10 @@ tail -1 $W/build.log
 stamp "built"
 wait $probe
 stamp "probe done: $(grep -hE 'original|blocks|head' $OUT/branch_*.txt | cut -c1-120 | tr '\n' ';')"
+# The never-run GPU cases alone first (short limit): if one crashed or hung the unit binary, this
+# log still names it.
+timeout 90 build-gpu/bin/libreyolo_unit_tests -tc="*side_by_side*,*ForkPoint*,*side stream choice*,*weight gradient stream*" \
+  > $OUT/new_gpu_cases.log 2>&1; stamp "new GPU cases rc=$?: $(tail -3 $OUT/new_gpu_cases.log | tr '\n' ' ')"
 (cd build-gpu && timeout 170 ctest -j8 --timeout 160 --output-on-failure > $OUT/ctest.log 2>&1; echo "ctest rc=$?" >> $OUT/ctest.log)
 grep -E "tests passed|tests failed|ctest rc|Failed|ERROR|values:" $OUT/ctest.log | head -20
 stamp "ctest done"
