@@ -55,13 +55,6 @@ void DDetectImpl::init_bias() {
   }
 }
 
-std::vector<torch::Tensor> DDetectImpl::forward(const std::vector<torch::Tensor>& features) {
-  // The levels side by side where allowed (each level's two towers too).
-  std::vector<sdk::Branch> levels;
-  for (std::size_t i = 0; i < features.size(); ++i) levels.emplace_back([&, i] { return forward_level(i, features[i]); });
-  return sdk::side_by_side(features, levels);
-}
-
 torch::Tensor DDetectImpl::forward_level(std::size_t level, const torch::Tensor& x) {
   return torch::cat(sdk::side_by_side({x}, {[&] { return box_towers_.at(level)->forward(x); },
                                             [&] { return class_towers_.at(level)->forward(x); }}),

@@ -43,9 +43,9 @@ class DDetectImpl : public torch::nn::Module {
   DDetectImpl(int64_t num_classes, const std::array<int64_t, 3>& in_channels,
               int64_t reg_max = kRegMax);
 
-  // Per level [B, 4 * reg_max + nc, H_i, W_i]: box distribution logits, then class logits.
-  std::vector<torch::Tensor> forward(const std::vector<torch::Tensor>& features);
-  // One level's output: its box and class towers (side by side where allowed), concatenated.
+  // Level `level`'s output [B, 4 * reg_max + nc, H_i, W_i]: box distribution logits, then class
+  // logits; its box and class towers side by side where allowed. The detector calls the levels
+  // (yolo9_detector.cpp: P3's beside the neck's bottom-up path).
   torch::Tensor forward_level(std::size_t level, const torch::Tensor& x);
 
   // LibreYOLO's _init_bias: box biases 1.0, class biases log(5 / nc / (640 / s)^2).

@@ -77,12 +77,6 @@ Neck9Impl::Neck9Impl(const SizeConfig& cfg) {
   elan_down2 = register_module("elan_down2", elan(cfg.neck_down2_out + spp, cfg.neck_elan_down2, n));
 }
 
-FeatureMaps Neck9Impl::forward(const FeatureMaps& features) {
-  const auto top = top_down(features);
-  const auto [out4, out5] = bottom_up(top, features[2]);
-  return {top.out3, out4, out5};
-}
-
 Neck9Impl::TopDown Neck9Impl::top_down(const FeatureMaps& features) {
   const auto& [p3, p4, p5] = features;
   auto n4 = elan_up1->forward(torch::cat({upsample2x(p5), p4}, 1));

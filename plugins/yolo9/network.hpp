@@ -43,8 +43,8 @@ class Neck9Impl : public torch::nn::Module {
   };
 
   explicit Neck9Impl(const SizeConfig& config);
-  FeatureMaps forward(const FeatureMaps& backbone_features);
-  // The two halves of forward, so that P3's head can start before the bottom-up path.
+  // The neck in two halves (the detector calls both), so that P3's head can start before the
+  // bottom-up path.
   TopDown top_down(const FeatureMaps& backbone_features);
   std::array<torch::Tensor, 2> bottom_up(const TopDown& top, const torch::Tensor& backbone_p5);  // out P4, out P5
 

@@ -63,14 +63,6 @@ void YOLOXHead::initialize_biases(double prior_probability) {
   }
 }
 
-std::vector<torch::Tensor> YOLOXHead::forward(const std::array<torch::Tensor, 3>& features) {
-  // The levels side by side where allowed (each level's two towers too).
-  const std::vector<torch::Tensor> inputs(features.begin(), features.end());
-  std::vector<sdk::Branch> levels;
-  for (std::size_t i = 0; i < features.size(); ++i) levels.emplace_back([&, i] { return forward_level(i, features[i]); });
-  return sdk::side_by_side(inputs, levels);
-}
-
 torch::Tensor YOLOXHead::forward_level(std::size_t index, const torch::Tensor& feature) {
   auto& level = levels_.at(index);
   const auto x = level.stem->forward(feature);

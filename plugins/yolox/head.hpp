@@ -39,10 +39,9 @@ class YOLOXHead : public torch::nn::Module {
  public:
   YOLOXHead(int64_t num_classes, const std::array<int64_t, 3>& in_channels, int64_t hidden, bool depthwise);
 
-  // Per level [B, 5 + nc, H_l, W_l], raw (see the layout above).
-  std::vector<torch::Tensor> forward(const std::array<torch::Tensor, 3>& features);
-  // One level's output: its stem, then the class and regression towers (side by side where
-  // allowed), then the predictions, concatenated.
+  // Level `level`'s output [B, 5 + nc, H_l, W_l], raw (see the layout above): its stem, then the
+  // class and regression towers (side by side where allowed), then the predictions. The detector
+  // calls the levels (yolox_detector.cpp: P3's beside the PAFPN's bottom-up path).
   torch::Tensor forward_level(std::size_t level, const torch::Tensor& feature);
 
   void initialize_biases(double prior_probability);

@@ -84,12 +84,6 @@ YOLOPAFPN::YOLOPAFPN(const SizeConfig& cfg) {
   C3_n4 = register_module("C3_n4", std::make_shared<CSPLayer>(2 * c4, c5, n, false, dw));
 }
 
-FeatureMaps YOLOPAFPN::forward(const torch::Tensor& images) {
-  const auto top = top_down(images);
-  const auto [pan_out1, pan_out0] = bottom_up(top);
-  return {top.pan_out2, pan_out1, pan_out0};
-}
-
 YOLOPAFPN::TopDown YOLOPAFPN::top_down(const torch::Tensor& images) {
   const auto [x2, x1, x0] = backbone->forward(images);
   auto fpn_out0 = lateral_conv0->forward(x0);

@@ -50,9 +50,8 @@ class YOLOPAFPN : public torch::nn::Module {
   };
 
   explicit YOLOPAFPN(const SizeConfig& config);
-  FeatureMaps forward(const torch::Tensor& images);
-  // The two halves of forward (the backbone in the first), so that P3's head can start before
-  // the bottom-up path.
+  // The backbone and the PAFPN in two halves (the detector calls both; the backbone is in the
+  // first), so that P3's head can start before the bottom-up path.
   TopDown top_down(const torch::Tensor& images);
   std::array<torch::Tensor, 2> bottom_up(const TopDown& top);  // out P4, out P5
 
