@@ -2,6 +2,7 @@
 
 #include <libreyolo/sdk/avg_pool_2x2.hpp>
 #include <libreyolo/sdk/batch_norm_silu.hpp>
+#include <libreyolo/sdk/block_tails.hpp>
 #include <libreyolo/sdk/max_pool_same.hpp>
 #include <libreyolo/sdk/side_by_side.hpp>
 #include <torch/torch.h>
@@ -28,6 +29,11 @@ torch::Tensor ConvImpl::forward(const torch::Tensor& x) {
   return activation_ ? sdk::batch_norm_silu(bn, conv->forward(x)) : bn->forward(conv->forward(x));
 }
 
+torch::Tensor ConvImpl::forward_plus(const torch::Tensor& x, const torch::Tensor& residual) {
+  if (!activation_) return forward(x) + residual;
+  return sdk::batch_norm_silu_add(bn, conv->forward(x), residual);
+}
+
 RepConvNImpl::RepConvNImpl(int64_t in_channels, int64_t out_channels, int64_t stride, int64_t groups) {
   conv1 = register_module("conv1", Conv(in_channels, out_channels, 3, stride, 1, groups, false));
   conv2 = register_module("conv2", Conv(in_channels, out_channels, 1, stride, 0, groups, false));
@@ -37,7 +43,7 @@ torch::Tensor RepConvNImpl::forward(const torch::Tensor& x) {
   // The 3x3 and the 1x1 branch read x alone and meet at the addition.
   const auto branches =
       sdk::side_by_side({x}, {[&] { return conv1->forward(x); }, [&] { return conv2->forward(x); }});
-  return torch::silu(branches[0] + branches[1]);
+  return sdk::add_silu(branches[0], branches[1]);  // silu(sum), in one kernel where fused_kernels allows
 }
 
 RepNBottleneckImpl::RepNBottleneckImpl(int64_t in_channels, int64_t out_channels, bool shortcut,
@@ -49,8 +55,8 @@ RepNBottleneckImpl::RepNBottleneckImpl(int64_t in_channels, int64_t out_channels
 }
 
 torch::Tensor RepNBottleneckImpl::forward(const torch::Tensor& x) {
-  auto y = cv2->forward(cv1->forward(x));
-  return add_ ? x + y : y;
+  const auto y = cv1->forward(x);
+  return add_ ? cv2->forward_plus(y, x) : cv2->forward(y);
 }
 
 RepNCSPImpl::RepNCSPImpl(int64_t in_channels, int64_t out_channels, int64_t repeats) {

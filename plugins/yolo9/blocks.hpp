@@ -31,6 +31,8 @@ class ConvImpl : public torch::nn::Module {
   ConvImpl(int64_t in_channels, int64_t out_channels, int64_t kernel_size = 1, int64_t stride = 1,
            int64_t padding = -1, int64_t groups = 1, bool activation = true);
   torch::Tensor forward(const torch::Tensor& x);
+  // forward(x) + residual, the tail in one kernel where fused_kernels allows (block_tails.hpp).
+  torch::Tensor forward_plus(const torch::Tensor& x, const torch::Tensor& residual);
 
   torch::nn::Conv2d conv{nullptr};
   sdk::BatchNorm2d bn{nullptr};  // the SDK's, so sync_bn reaches it

@@ -1,6 +1,7 @@
 #include "blocks.hpp"
 
 #include <libreyolo/sdk/batch_norm_silu.hpp>
+#include <libreyolo/sdk/block_tails.hpp>
 #include <libreyolo/sdk/max_pool_same.hpp>
 #include <libreyolo/sdk/side_by_side.hpp>
 #include <torch/torch.h>
@@ -22,12 +23,20 @@ torch::Tensor BaseConv::forward(const torch::Tensor& x) {
   return sdk::batch_norm_silu(bn, conv->forward(x));
 }
 
+torch::Tensor BaseConv::forward_plus(const torch::Tensor& x, const torch::Tensor& residual) {
+  return sdk::batch_norm_silu_add(bn, conv->forward(x), residual);
+}
+
 DWConv::DWConv(int64_t in_channels, int64_t out_channels, int64_t kernel_size, int64_t stride) {
   dconv = register_module("dconv", std::make_shared<BaseConv>(in_channels, in_channels, kernel_size, stride, in_channels));
   pconv = register_module("pconv", std::make_shared<BaseConv>(in_channels, out_channels, 1, 1));
 }
 
 torch::Tensor DWConv::forward(const torch::Tensor& x) { return pconv->forward(dconv->forward(x)); }
+
+torch::Tensor DWConv::forward_plus(const torch::Tensor& x, const torch::Tensor& residual) {
+  return pconv->forward_plus(dconv->forward(x), residual);
+}
 
 std::shared_ptr<ConvLike> make_conv(bool depthwise, int64_t in_channels, int64_t out_channels, int64_t kernel_size,
                                     int64_t stride) {
@@ -43,8 +52,8 @@ Bottleneck::Bottleneck(int64_t in_channels, int64_t out_channels, bool shortcut,
 }
 
 torch::Tensor Bottleneck::forward(const torch::Tensor& x) {
-  auto y = conv2->forward(conv1->forward(x));
-  return use_add_ ? y + x : y;
+  const auto y = conv1->forward(x);
+  return use_add_ ? conv2->forward_plus(y, x) : conv2->forward(y);
 }
 
 CSPLayer::CSPLayer(int64_t in_channels, int64_t out_channels, int64_t n, bool shortcut, bool depthwise) {

@@ -30,6 +30,8 @@ constexpr double kBatchNormMomentum = 0.03;
 class ConvLike : public torch::nn::Module {
  public:
   virtual torch::Tensor forward(const torch::Tensor& x) = 0;
+  // forward(x) + residual, the tail in one kernel where fused_kernels allows (block_tails.hpp).
+  virtual torch::Tensor forward_plus(const torch::Tensor& x, const torch::Tensor& residual) = 0;
 };
 
 // Conv2d (no bias, "same" padding (k - 1) / 2) -> BatchNorm2d -> SiLU.
@@ -38,6 +40,7 @@ class BaseConv : public ConvLike {
  public:
   BaseConv(int64_t in_channels, int64_t out_channels, int64_t kernel_size, int64_t stride, int64_t groups = 1);
   torch::Tensor forward(const torch::Tensor& x) override;
+  torch::Tensor forward_plus(const torch::Tensor& x, const torch::Tensor& residual) override;
 
   torch::nn::Conv2d conv{nullptr};
   sdk::BatchNorm2d bn{nullptr};  // the SDK's, so sync_bn reaches it
@@ -48,6 +51,7 @@ class DWConv : public ConvLike {
  public:
   DWConv(int64_t in_channels, int64_t out_channels, int64_t kernel_size, int64_t stride = 1);
   torch::Tensor forward(const torch::Tensor& x) override;
+  torch::Tensor forward_plus(const torch::Tensor& x, const torch::Tensor& residual) override;
 
   std::shared_ptr<BaseConv> dconv;
   std::shared_ptr<BaseConv> pconv;

@@ -5,6 +5,7 @@
 // the whole-step graph.
 #include "../torch_doctest.hpp"
 #include "../deterministic_cudnn.hpp"
+#include "../gpu_training_pass.hpp"
 #include "../model_on_gpu.hpp"
 
 #include <torch/cuda.h>
@@ -17,7 +18,6 @@
 #include <string>
 #include <vector>
 
-#include "libreyolo/core/amp/precision_plan.hpp"
 #include "libreyolo/core/capture/capture_manager.hpp"
 #include "capture/whole_step_request.hpp"
 #include "yolo9_detector.hpp"
@@ -108,41 +108,10 @@ TEST_CASE("side_by_side: the refusal names the policy, the build or the permissi
 
 namespace {
 
-const torch::Device kCuda(torch::kCUDA, 0);
-
-// One forward + backward under float16 autocast; the loss a fixed random linear function of the
-// outputs. Fresh gradients each time; `kept` receives the outputs' sum and then every gradient.
-void step(sdk::Detector& model, const torch::Tensor& images, const std::vector<torch::Tensor>& weights,
-          std::vector<torch::Tensor>& kept) {
-  for (auto& p : model.parameters()) p.mutable_grad().reset();
-  const auto plan = amp::plan_precision(true, "float16", kCuda, true);
-  torch::Tensor loss = torch::zeros({}, images.options().dtype(torch::kFloat32));
-  {
-    amp::AutocastScope autocast(plan);
-    const auto outputs = model.forward_capturable(images);
-    for (std::size_t i = 0; i < outputs.size(); ++i) loss = loss + (outputs[i].to(torch::kFloat32) * weights[i]).sum();
-  }
-  loss.backward();
-  torch::NoGradGuard no_grad;
-  kept[0].copy_(loss);
-  const auto parameters = model.parameters();
-  for (std::size_t i = 0; i < parameters.size(); ++i) {
-    if (parameters[i].grad().defined()) kept[i + 1].copy_(parameters[i].grad());
-  }
-}
-
-std::vector<torch::Tensor> zeros_for(sdk::Detector& model) {
-  std::vector<torch::Tensor> kept{torch::zeros({}, kCuda)};
-  for (const auto& p : model.parameters()) kept.push_back(torch::zeros_like(p));
-  return kept;
-}
-
-int differing(const std::vector<torch::Tensor>& a, const std::vector<torch::Tensor>& b) {
-  REQUIRE(a.size() == b.size());
-  int count = 0;
-  for (std::size_t i = 0; i < a.size(); ++i) count += torch::equal(a[i], b[i]) ? 0 : 1;
-  return count;
-}
+using libreyolo::test::autocast_pass;
+using libreyolo::test::differing;
+using libreyolo::test::kept_for;
+const torch::Device& kCuda = libreyolo::test::kCudaZero;
 
 // The reference runs one after the other (no permission); the model under test runs its branches
 // on side streams through the capture manager: eager, recorded, replayed, replayed.
@@ -153,13 +122,9 @@ void check_streams_equal_one_stream(const std::string& size) {
   auto reference = model_on_gpu<Detector>(size);
   auto model = model_on_gpu<Detector>(size);
   const auto probe = torch::rand({4, 3, 256, 256}, kCuda).contiguous(torch::MemoryFormat::ChannelsLast);
-  std::vector<torch::Tensor> weights;
-  {
-    torch::NoGradGuard no_grad;
-    for (const auto& o : model->forward_capturable(probe)) weights.push_back(torch::randn(o.sizes(), kCuda));
-  }
+  const auto weights = libreyolo::test::output_weights(*model, probe);
   auto images = torch::empty_like(probe);
-  auto expected = zeros_for(*reference), kept = zeros_for(*model);
+  auto expected = kept_for(*reference), kept = kept_for(*model);
   capture::CaptureManager manager(whole_step_request(), *model, capture::make_cuda_graph_recorder());
   REQUIRE(manager.whole_step());
   const capture::Shape key = {4, 3, 256, 256, 0, 1, 1};
@@ -169,11 +134,11 @@ void check_streams_equal_one_stream(const std::string& size) {
     CAPTURE(i);
     images.copy_(torch::rand_like(probe));
     sdk::permit_branch_streams(-1);
-    step(*reference, images, weights, expected);
+    autocast_pass(*reference, images, weights, expected);
     sdk::permit_branch_streams(0);
     const auto refusal = sdk::branch_streams_refusal({images});
     REQUIRE_MESSAGE(refusal.empty(), refusal);
-    const auto how = manager.run_step(key, [&] { step(*model, images, weights, kept); }, [] {});
+    const auto how = manager.run_step(key, [&] { autocast_pass(*model, images, weights, kept); }, [] {});
     CHECK(how == runs[i]);
     CHECK(differing(expected, kept) == 0);
   }
