@@ -3,6 +3,7 @@
 #include <torch/torch.h>
 
 #include <libreyolo/sdk/losses/anchors.hpp>
+#include <libreyolo/sdk/losses/box_dfl_loss.hpp>
 #include <libreyolo/sdk/losses/box_ops.hpp>
 #include <libreyolo/sdk/losses/dfl.hpp>
 #include <libreyolo/sdk/losses/task_aligned_assigner.hpp>
@@ -78,12 +79,11 @@ class Yolo9Criterion : public sdk::Criterion {
     const auto target_boxes_grid =
         torch::where(assignment.foreground.unsqueeze(2), assignment.boxes / strides, grid.cell_boxes);
 
-    const auto ciou = losses::box_iou(pred_boxes_grid, target_boxes_grid, losses::IoUKind::ciou);
-    const auto loss_box = ((1.0 - ciou) * weight).sum() / target_scores_sum;
-
-    const auto target_dist =
-        losses::bbox_to_distance(points_grid, target_boxes_grid, static_cast<double>(reg_max_) - 1.01);
-    const auto loss_dfl = (losses::dfl_loss(pred_dist, target_dist).mean(2) * weight).sum() / target_scores_sum;
+    // CIoU and DFL over every anchor (composed, or two launches under fused_kernels=box_dfl_loss).
+    const auto sums = losses::box_dfl_loss(
+        {pred_dist, pred_boxes_grid, points_grid, target_boxes_grid, weight, static_cast<double>(reg_max_) - 1.01});
+    const auto loss_box = sums.box / target_scores_sum;
+    const auto loss_dfl = sums.dfl / target_scores_sum;
 
     const auto box = loss_box * gains_.box;
     const auto cls = loss_cls * gains_.cls;
