@@ -6,6 +6,9 @@
 source .gpu/common.sh
 FUSED=${FUSED:-measured+branch_streams}
 stamp "start ($FUSED)"
+[ -d $W/coco128x8 ] || { rm -rf $W/coco128; cp -r $R/coco128 $W/coco128
+  ln -sfn train2017 $W/coco128/images/val2017; ln -sfn train2017 $W/coco128/labels/val2017
+  bash scripts/make-repeated-dataset.sh $W/coco128 $W/coco128x8 8 > /dev/null; }
 common="data=$W/coco128x8/data.yaml imgsz=640 batch=16 workers=16 cache=ram device=0 project=/tmp/runs cuda_graph=true"
 for pair in yolo9t:yolo9:t yoloxs:yolox:s; do
   IFS=: read -r ours family size <<< "$pair"
