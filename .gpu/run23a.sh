@@ -1,4 +1,4 @@
-# Twenty-third session's first call (cold): .gpu/run22a.sh plus the block tails and the fused box losses (block_tails, box_dfl_loss). Needs .devkit and .reference (docs/gpu-machine.md);
+# Twenty-third session's first call (cold): .gpu/run22a.sh plus the block tails and the fused box losses (block_tails, box_dfl_loss, class_bce). Needs .devkit and .reference (docs/gpu-machine.md);
 # carry both.
 # While the build runs (the GPU idle): the Python probe of the branches on side streams, on
 # LibreYOLO's own YOLOv9-t and YOLOX-s (tests/tools/branch_streams_experiment.py: the training pass
@@ -35,14 +35,14 @@ wait $probe
 stamp "probe done: $(grep -hE 'original|blocks|head' $OUT/branch_*.txt | cut -c1-120 | tr '\n' ';')"
 # The never-run GPU cases alone first (short limit): if one crashed or hung the unit binary, this
 # log still names it.
-timeout 90 build-gpu/bin/libreyolo_unit_tests -tc="*side_by_side*,*ForkPoint*,*side stream choice*,*weight gradient stream*,*block tails*,*box_dfl_loss*" \
+timeout 90 build-gpu/bin/libreyolo_unit_tests -tc="*side_by_side*,*ForkPoint*,*side stream choice*,*weight gradient stream*,*block tails*,*box_dfl_loss*,*class_bce*" \
   > $OUT/new_gpu_cases.log 2>&1; stamp "new GPU cases rc=$?: $(tail -3 $OUT/new_gpu_cases.log | tr '\n' ' ')"
 (cd build-gpu && timeout 150 ctest -j8 --timeout 140 --output-on-failure > $OUT/ctest.log 2>&1; echo "ctest rc=$?" >> $OUT/ctest.log)
 grep -E "tests passed|tests failed|ctest rc|Failed|ERROR|values:" $OUT/ctest.log | head -20
 stamp "ctest done"
 grep -E "weight gradient stream|side_by_side|block tails|box_dfl_loss|test_weight_gradient|test_side_by_side" $OUT/ctest.log | head -8
 common="data=$W/coco128x8/data.yaml imgsz=640 batch=16 workers=16 cache=ram device=0 project=/tmp/runs cuda_graph=true"
-for name in branch_streams block_tails box_dfl_loss weight_grad_stream; do
+for name in branch_streams block_tails box_dfl_loss class_bce weight_grad_stream; do
   [ $SECONDS -lt 520 ] || break
   timeout 75 $H bench fused model=yolo9t $common steps=30 warmup=10 fused_kernels=measured+$name json=$OUT/fused_${name}_yolo9t.json > $W/f.log 2>&1
   stamp "fused $name yolo9t rc=$?: $(grep -E 'speedup|identical|equal|second stream|side by side' $W/f.log | head -5 | cut -c1-300)"; cat $W/f.log >> $OUT/fused.log

@@ -1,5 +1,5 @@
 # Twenty-third session's second call (warm, right after run23a): the candidates run23a did not
-# reach, then YOLOX-s with the two that apply to it (the branches, the tails), then YOLOv9-t with
+# reach, then YOLOX-s with the three that apply to it (the branches, the tails, the class loss), then YOLOv9-t with
 # every candidate together (one process: the default against the default plus all of them).
 # Set FIRST to the YOLOv9-t candidates run23a did not time (default: none).
 source .gpu/common.sh
@@ -10,7 +10,7 @@ common="data=$W/coco128x8/data.yaml imgsz=640 batch=16 workers=16 cache=ram devi
   bash scripts/make-repeated-dataset.sh $W/coco128 $W/coco128x8 8 > /dev/null; }
 pairs=""
 for name in ${FIRST:-}; do pairs="$pairs yolo9t:$name"; done
-pairs="$pairs yoloxs:branch_streams yoloxs:block_tails yolo9t:branch_streams+block_tails+box_dfl_loss+weight_grad_stream"
+pairs="$pairs yoloxs:branch_streams yoloxs:block_tails yoloxs:class_bce yolo9t:branch_streams+block_tails+box_dfl_loss+class_bce+weight_grad_stream"
 for pair in $pairs; do
   IFS=: read -r model names <<< "$pair"
   [ $SECONDS -lt 520 ] || break

@@ -5,6 +5,7 @@
 #include <libreyolo/sdk/losses/anchors.hpp>
 #include <libreyolo/sdk/losses/box_dfl_loss.hpp>
 #include <libreyolo/sdk/losses/box_ops.hpp>
+#include <libreyolo/sdk/losses/class_bce.hpp>
 #include <libreyolo/sdk/losses/dfl.hpp>
 #include <libreyolo/sdk/losses/task_aligned_assigner.hpp>
 #include <libreyolo/sdk/targets.hpp>
@@ -70,8 +71,11 @@ class Yolo9Criterion : public sdk::Criterion {
     const auto target_scores_sum = assignment.scores.sum().clamp_min(1.0);
     const auto weight = assignment.scores.sum(2);  // [B, A]; zero on background anchors
 
-    const auto loss_cls = torch::binary_cross_entropy_with_logits(pred_logits, assignment.scores, {}, {},
-                                                                  at::Reduction::Sum) / target_scores_sum;
+    // Every anchor's BCE against the assigner's scores (one class each: the assigned label at the
+    // normalised metric, which is `weight`); composed, or one launch each way under class_bce.
+    const auto loss_cls =
+        losses::class_bce_sum({pred_logits, assignment.labels, weight, {}, [&] { return assignment.scores; }}) /
+        target_scores_sum;
 
     // Background anchors get the anchor's own cell (grid.cell_boxes) as a stand-in target
     // (weight 0) so that the CIoU stays well conditioned everywhere and the whole batch is one

@@ -2,6 +2,7 @@
 
 #include <torch/torch.h>
 
+#include <libreyolo/sdk/losses/class_bce.hpp>
 #include <libreyolo/sdk/targets.hpp>
 
 #include <string>
@@ -82,11 +83,15 @@ class YoloxCriterion : public sdk::Criterion {
     const auto loss_obj =
         torch::binary_cross_entropy_with_logits(obj_logit, fg_float, {}, {}, at::Reduction::Sum) / num_fg;
 
-    // one_hot() would read the labels' range on the host; a comparison with arange does not.
-    const auto class_ids = torch::arange(num_classes_, matched_label.options());
-    const auto cls_target = (matched_label.unsqueeze(2) == class_ids).to(torch::kFloat32) * assignment.iou.unsqueeze(2);
-    const auto cls_bce = torch::binary_cross_entropy_with_logits(cls_logit, cls_target, {}, {}, at::Reduction::None);
-    const auto loss_cls = torch::where(fg.unsqueeze(2), cls_bce, zero).sum() / num_fg;
+    // The foreground's BCE against its matched class at the matched IoU: composed (a [B, A, C]
+    // target: one_hot() would read the labels' range on the host, a comparison with arange does
+    // not), or one launch each way under fused_kernels=class_bce.
+    const auto cls_target = [&] {
+      const auto class_ids = torch::arange(num_classes_, matched_label.options());
+      return (matched_label.unsqueeze(2) == class_ids).to(torch::kFloat32) * assignment.iou.unsqueeze(2);
+    };
+    const auto loss_cls =
+        sdk::losses::class_bce_sum({cls_logit, matched_label, assignment.iou, fg, cls_target}) / num_fg;
 
     torch::Tensor loss_l1 = zero;
     if (l1_ && l1_->on) {

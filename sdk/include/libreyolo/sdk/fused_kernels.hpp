@@ -39,12 +39,14 @@ LIBREYOLO_SDK_API bool fused_kernel_allowed(const char* name);
 // a second CUDA stream beside the backward (core/amp/weight_gradient_stream.hpp);
 // branch_streams: a network's independent branches side by side on CUDA streams (side_by_side.hpp);
 // block_tails: the blocks' add + SiLU tails in one launch each (block_tails.hpp); box_dfl_loss:
-// YOLOv9's CIoU and DFL losses in one launch each way (losses/box_dfl_loss.hpp).
+// YOLOv9's CIoU and DFL losses in one launch each way (losses/box_dfl_loss.hpp); class_bce: the
+// YOLOs' classification loss in one launch each way (losses/class_bce.hpp).
 inline constexpr const char* kFusedKernelNames[] = {"deform_sampling",   "batch_norm_silu", "avg_pool_2x2",
                                                     "max_pool_same",     "linear_assignment", "weight_casts",
                                                     "task_aligned_metric", "task_aligned_selection",
                                                     "simota_cost",     "simota_selection", "weight_grad_stream",
-                                                    "branch_streams",  "block_tails",      "box_dfl_loss"};
+                                                    "branch_streams",  "block_tails",      "box_dfl_loss",
+                                                    "class_bce"};
 // Those measured faster on an H200 and equal within tolerance (docs/fused-kernels.md): the 2x2
 // average pool (YOLOv9-t's step 26.4 -> 25.4 ms), the same-size max pool (YOLOX-s's step 17.58 ->
 // 16.52 ms), the GPU Hungarian matching (the host solver's assignment bit for bit; RT-DETR-r18's
