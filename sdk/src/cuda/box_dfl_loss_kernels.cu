@@ -8,6 +8,7 @@
 
 #include "box_dfl_loss_device.cuh"
 #include "box_dfl_loss_kernels.hpp"
+#include "grid_stride.cuh"
 #include "launch_size.cuh"
 
 namespace libreyolo::sdk::fused {
@@ -16,18 +17,12 @@ namespace {
 constexpr int kThreads = 128;
 
 __global__ void __launch_bounds__(kThreads) forward_kernel(BoxDflShape s, BoxDflBuffers in, float* __restrict__ terms) {
-  const int64_t anchors = s.batch * s.anchors;
-  for (int64_t i = blockIdx.x * static_cast<int64_t>(blockDim.x) + threadIdx.x; i < anchors;
-       i += static_cast<int64_t>(gridDim.x) * blockDim.x)
-    bdl::forward_anchor(s, in, terms, i);
+  for_each_item(s.batch * s.anchors, [&](int64_t i) { bdl::forward_anchor(s, in, terms, i); });
 }
 
 __global__ void __launch_bounds__(kThreads) backward_kernel(BoxDflShape s, BoxDflBuffers in,
                                                           const float* __restrict__ upstream, float* __restrict__ grad) {
-  const int64_t anchors = s.batch * s.anchors;
-  for (int64_t i = blockIdx.x * static_cast<int64_t>(blockDim.x) + threadIdx.x; i < anchors;
-       i += static_cast<int64_t>(gridDim.x) * blockDim.x)
-    bdl::backward_anchor(s, in, upstream, grad, i);
+  for_each_item(s.batch * s.anchors, [&](int64_t i) { bdl::backward_anchor(s, in, upstream, grad, i); });
 }
 
 bool launchable(const BoxDflShape& s) {

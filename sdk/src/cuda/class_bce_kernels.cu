@@ -10,6 +10,7 @@
 
 #include "class_bce_device.cuh"
 #include "class_bce_kernels.hpp"
+#include "grid_stride.cuh"
 #include "launch_size.cuh"
 
 namespace libreyolo::sdk::fused {
@@ -18,18 +19,12 @@ namespace {
 constexpr int kThreads = 128;
 
 __global__ void __launch_bounds__(kThreads) forward_kernel(ClassBceShape s, ClassBceBuffers in, float* __restrict__ row_sums) {
-  const int64_t rows = s.batch * s.anchors;
-  for (int64_t i = blockIdx.x * static_cast<int64_t>(blockDim.x) + threadIdx.x; i < rows;
-       i += static_cast<int64_t>(gridDim.x) * blockDim.x)
-    cbce::forward_row(s, in, row_sums, i);
+  for_each_item(s.batch * s.anchors, [&](int64_t i) { cbce::forward_row(s, in, row_sums, i); });
 }
 
 __global__ void __launch_bounds__(kThreads) backward_kernel(ClassBceShape s, ClassBceBuffers in,
                                                           const float* __restrict__ upstream, float* __restrict__ grad) {
-  const int64_t rows = s.batch * s.anchors;
-  for (int64_t i = blockIdx.x * static_cast<int64_t>(blockDim.x) + threadIdx.x; i < rows;
-       i += static_cast<int64_t>(gridDim.x) * blockDim.x)
-    cbce::backward_row(s, in, upstream, grad, i);
+  for_each_item(s.batch * s.anchors, [&](int64_t i) { cbce::backward_row(s, in, upstream, grad, i); });
 }
 
 bool launchable(const ClassBceShape& s) { return s.batch > 0 && s.anchors > 0 && s.classes > 0; }
