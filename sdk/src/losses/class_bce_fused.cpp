@@ -39,7 +39,7 @@ fused::ClassBceBuffers buffers_of(const torch::Tensor& logits, const torch::Tens
   in.logits = logits.data_ptr<float>();
   in.labels = labels.data_ptr<int64_t>();
   in.quality = quality.data_ptr<float>();
-  in.rows = rows.defined() ? rows.data_ptr<bool>() : nullptr;
+  in.rows = rows.numel() > 0 ? rows.data_ptr<bool>() : nullptr;
   return in;
 }
 
@@ -78,7 +78,10 @@ class FusedClassBce : public torch::autograd::Function<FusedClassBce> {
 std::string fused_class_bce_unavailable() { return ""; }
 
 torch::Tensor fused_class_bce_sum(const ClassBceInputs& in) {
-  const auto rows = in.rows.defined() ? in.rows.contiguous() : torch::Tensor();
+  // An empty tensor for "every anchor counts": autograd's custom functions cannot take an undefined
+  // tensor (their input bookkeeping asks each tensor for its device; the GPU run of 2026-12-05 threw
+  // "tensor does not have a device"). torch::empty allocates nothing and launches nothing.
+  const auto rows = in.rows.defined() ? in.rows.contiguous() : torch::empty({0}, in.labels.options().dtype(torch::kBool));
   return FusedClassBce::apply(in.logits, in.labels.contiguous(), in.quality.contiguous(), rows);
 }
 
