@@ -1,10 +1,10 @@
 # Twenty-third session's third call (warm, after run23a and run23c): end to end beside LibreYOLO's
 # trainer in the same call, YOLOv9-t then YOLOX-s (LibreYOLO first each time, its second epoch; ours
 # `bench train`, epochs 2-3 of 3), ours with FUSED (the candidates run23a/run23c showed equal, or
-# within tolerance, and faster, e.g. FUSED=measured+branch_streams+block_tails), then ours with the
+# within tolerance, and faster, e.g. FUSED=measured+weight_grad_stream+block_tails, the default here), then ours with the
 # default alone; then YOLOv9-t's step at batch 8 both ways.
 source .gpu/common.sh
-FUSED=${FUSED:-measured+branch_streams}
+FUSED=${FUSED:-measured+weight_grad_stream+block_tails}
 stamp "start ($FUSED)"
 [ -d $W/coco128x8 ] || { rm -rf $W/coco128; cp -r $R/coco128 $W/coco128
   ln -sfn train2017 $W/coco128/images/val2017; ln -sfn train2017 $W/coco128/labels/val2017
