@@ -21,7 +21,7 @@ done
 # #21's batch-8 target (fastest step within 1.03x of GPU busy), with and without it.
 for fused in $FUSED measured; do
   [ $SECONDS -lt 520 ] || break
-  timeout 45 $H bench step model=yolo9t ${common/batch=16/batch=8} steps=40 warmup=10 fused_kernels=$fused json=$OUT/step8_$fused.json > $W/s.log 2>&1
+  timeout 45 $H bench step model=yolo9t ${common/batch=16/batch=8} steps=40 warmup=10 fused_kernels=$fused json=$OUT/step8_${fused//+/_}.json > $W/s.log 2>&1
   stamp "step batch 8 yolo9t $fused rc=$?: $(grep -E 'fastest' $W/s.log | head -1 | cut -c1-400)"; cat $W/s.log >> $OUT/step8.log
 done
 stamp "end"

@@ -14,7 +14,7 @@ pairs="$pairs yoloxs:branch_streams yoloxs:block_tails yoloxs:class_bce yolo9t:b
 for pair in $pairs; do
   IFS=: read -r model names <<< "$pair"
   [ $SECONDS -lt 520 ] || break
-  timeout 75 $H bench fused model=$model $common steps=30 warmup=10 fused_kernels=measured+$names json=$OUT/fused_${names}_$model.json > $W/f.log 2>&1
+  timeout 75 $H bench fused model=$model $common steps=30 warmup=10 fused_kernels=measured+$names json=$OUT/fused_${names//+/_}_$model.json > $W/f.log 2>&1
   stamp "fused $names $model rc=$?: $(grep -E 'speedup|identical|equal|second stream|side by side' $W/f.log | head -5 | cut -c1-300)"; cat $W/f.log >> $OUT/fused.log
 done
 stamp "end"
