@@ -57,7 +57,8 @@ void DDetectImpl::init_bias() {
 
 torch::Tensor DDetectImpl::forward_level(std::size_t level, const torch::Tensor& x) {
   return torch::cat(sdk::side_by_side({x}, {[&] { return box_towers_.at(level)->forward(x); },
-                                            [&] { return class_towers_.at(level)->forward(x); }}),
+                                            [&] { return class_towers_.at(level)->forward(x); }},
+                                        sdk::BranchScope::level),
                     1);
 }
 

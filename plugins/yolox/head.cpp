@@ -70,7 +70,8 @@ torch::Tensor YOLOXHead::forward_level(std::size_t index, const torch::Tensor& f
   // small predictions follow on the caller's stream.
   const auto made = sdk::side_by_side(
       {x}, {[&] { return level.cls_pred->forward(level.cls_tower[1]->forward(level.cls_tower[0]->forward(x))); },
-            [&] { return level.reg_tower[1]->forward(level.reg_tower[0]->forward(x)); }});
+            [&] { return level.reg_tower[1]->forward(level.reg_tower[0]->forward(x)); }},
+      sdk::BranchScope::level);
   const auto& reg_feat = made[1];
   return torch::cat({level.reg_pred->forward(reg_feat), level.obj_pred->forward(reg_feat), made[0]}, 1);
 }

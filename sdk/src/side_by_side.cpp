@@ -28,8 +28,13 @@ void permit_branch_streams(int device) {
   permitted_device.store(device);
 }
 
-std::string branch_streams_refusal(const std::vector<torch::Tensor>& inputs) {
-  if (!fused_kernel_allowed("branch_streams")) return "fused_kernels does not allow branch_streams";
+bool branch_streams_requested() { return fused_kernel_allowed("branch_streams") || fused_kernel_allowed("level_streams"); }
+
+std::string branch_streams_refusal(const std::vector<torch::Tensor>& inputs, BranchScope scope) {
+  if (!fused_kernel_allowed("branch_streams")) {
+    if (scope == BranchScope::block) return "fused_kernels does not allow branch_streams";
+    if (!fused_kernel_allowed("level_streams")) return "fused_kernels does not allow branch_streams or level_streams";
+  }
   if (auto unavailable = side_streams_unavailable(); !unavailable.empty()) return unavailable;
   const int device = permitted_device.load();
   if (device < 0) return "the host permits side streams for training on one CUDA device only";
@@ -41,11 +46,12 @@ std::string branch_streams_refusal(const std::vector<torch::Tensor>& inputs) {
   return "";
 }
 
-std::vector<torch::Tensor> side_by_side(const std::vector<torch::Tensor>& inputs, const std::vector<Branch>& branches) {
+std::vector<torch::Tensor> side_by_side(const std::vector<torch::Tensor>& inputs, const std::vector<Branch>& branches,
+                                        BranchScope scope) {
   if (branches.empty()) throw std::invalid_argument("side_by_side: no branches to run");
   // No log line here: the host says once whether it permitted side streams, and why not.
-  if (branches.size() == 1 || !branch_streams_refusal(inputs).empty()) return one_after_the_other(branches);
-  const ForkPoint point(inputs);  // the others start from here, beside the first
+  if (branches.size() == 1 || !branch_streams_refusal(inputs, scope).empty()) return one_after_the_other(branches);
+  const ForkPoint point(inputs, scope);  // the others start from here, beside the first
   std::vector<torch::Tensor> outputs{branches[0]()};
   std::vector<SideBranch> started;  // joined by their destructors if a branch throws
   started.reserve(branches.size() - 1);
@@ -54,8 +60,8 @@ std::vector<torch::Tensor> side_by_side(const std::vector<torch::Tensor>& inputs
   return outputs;
 }
 
-ForkPoint::ForkPoint(const std::vector<torch::Tensor>& inputs) : inputs_(inputs) {
-  if (!branch_streams_refusal(inputs).empty()) return;
+ForkPoint::ForkPoint(const std::vector<torch::Tensor>& inputs, BranchScope scope) : inputs_(inputs) {
+  if (!branch_streams_refusal(inputs, scope).empty()) return;
   device_ = permitted_device.load();
   event_ = mark_fork_point(device_);
 }

@@ -13,7 +13,7 @@ namespace libreyolo::core::trainer {
 
 void prepare_branch_streams(Session& s) {
   sdk::permit_branch_streams(-1);  // a session before this one (bench fused) may have permitted them
-  if (!sdk::fused_kernel_allowed("branch_streams")) return;
+  if (!sdk::branch_streams_requested()) return;
   std::string refusal;
   if (!s.device.is_cuda()) refusal = "the run is not on a CUDA device";
   if (s.gradient_sync) refusal = "distributed training expects autograd's work on one stream";
@@ -28,7 +28,10 @@ void prepare_branch_streams(Session& s) {
     log::info("fused_kernels: the network's branches run one after the other (", refusal, ")");
     return;
   }
-  log::info("fused_kernels: the network's independent branches run side by side on CUDA streams");
+  if (sdk::fused_kernel_allowed("branch_streams"))
+    log::info("fused_kernels: the network's independent branches run side by side on CUDA streams");
+  else
+    log::info("fused_kernels: the detector's level branches (heads, towers) run side by side on CUDA streams");
 }
 
 }  // namespace libreyolo::core::trainer

@@ -28,6 +28,7 @@ TEST_CASE("fused_kernels policy: measured allows the measured list only, a name 
     CHECK_FALSE(sdk::fused_kernel_allowed("block_tails"));         // nor this
     CHECK_FALSE(sdk::fused_kernel_allowed("box_dfl_loss"));        // nor this
     CHECK_FALSE(sdk::fused_kernel_allowed("class_bce"));           // nor this
+    CHECK_FALSE(sdk::fused_kernel_allowed("level_streams"));       // nor this
   }
   {
     const PolicyGuard off(sdk::FusedKernels::off, "");

@@ -64,7 +64,7 @@ TEST_CASE("ForkPoint: where streams are refused a branch runs when started; join
   const BranchStreams on(sdk::FusedKernels::when_built, "branch_streams", -1);
   const auto x = torch::arange(3.0);
   std::vector<std::string> ran;
-  const sdk::ForkPoint point({x});
+  const sdk::ForkPoint point({x}, sdk::BranchScope::level);
   ran.push_back("caller");
   auto branch = point.start([&] {
     ran.push_back("branch");
@@ -84,6 +84,17 @@ TEST_CASE("side_by_side: the refusal names the policy, the build or the permissi
   {
     const BranchStreams other(sdk::FusedKernels::when_built, "avg_pool_2x2", -1);
     CHECK(has(sdk::branch_streams_refusal({cpu}), "fused_kernels does not allow branch_streams"));
+    CHECK(has(sdk::branch_streams_refusal({cpu}, sdk::BranchScope::level),
+              "fused_kernels does not allow branch_streams or level_streams"));
+    CHECK_FALSE(sdk::branch_streams_requested());
+  }
+  {
+    // level_streams: the level scope passes the policy (the next refusal is the build's or the
+    // host's), the block scope does not.
+    const BranchStreams levels(sdk::FusedKernels::when_built, "level_streams", -1);
+    CHECK(sdk::branch_streams_requested());
+    CHECK(has(sdk::branch_streams_refusal({cpu}), "fused_kernels does not allow branch_streams"));
+    CHECK_FALSE(has(sdk::branch_streams_refusal({cpu}, sdk::BranchScope::level), "fused_kernels"));
   }
   const BranchStreams named(sdk::FusedKernels::measured, "branch_streams", -1);
   const auto refusal = sdk::branch_streams_refusal({cpu});

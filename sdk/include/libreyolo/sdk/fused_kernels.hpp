@@ -37,7 +37,8 @@ LIBREYOLO_SDK_API bool fused_kernel_allowed(const char* name);
 // convolution weights as one multi-tensor launch per step (core/amp/weight_copies.hpp);
 // weight_grad_stream is the host's too: with those copies, the convolutions' weight gradients on
 // a second CUDA stream beside the backward (core/amp/weight_gradient_stream.hpp);
-// branch_streams: a network's independent branches side by side on CUDA streams (side_by_side.hpp);
+// branch_streams: a network's independent branches side by side on CUDA streams (side_by_side.hpp),
+// level_streams: only those of the detector's level structure (BranchScope::level);
 // block_tails: the blocks' add + SiLU tails in one launch each (block_tails.hpp); box_dfl_loss:
 // YOLOv9's CIoU and DFL losses in one launch each way (losses/box_dfl_loss.hpp); class_bce: the
 // YOLOs' classification loss in one launch each way (losses/class_bce.hpp).
@@ -46,7 +47,7 @@ inline constexpr const char* kFusedKernelNames[] = {"deform_sampling",   "batch_
                                                     "task_aligned_metric", "task_aligned_selection",
                                                     "simota_cost",     "simota_selection", "weight_grad_stream",
                                                     "branch_streams",  "block_tails",      "box_dfl_loss",
-                                                    "class_bce"};
+                                                    "class_bce",       "level_streams"};
 // Those measured faster on an H200 and equal within tolerance (docs/fused-kernels.md): the 2x2
 // average pool (YOLOv9-t's step 26.4 -> 25.4 ms), the same-size max pool (YOLOX-s's step 17.58 ->
 // 16.52 ms), the GPU Hungarian matching (the host solver's assignment bit for bit; RT-DETR-r18's

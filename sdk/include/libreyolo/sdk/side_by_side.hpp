@@ -34,12 +34,22 @@ namespace libreyolo::sdk {
 
 using Branch = std::function<torch::Tensor()>;
 
+// Where a set of branches sits. `block`: inside a building block (RepConvN's two convolutions, a
+// CSP block's shortcut beside its chain): small branches, many of them. `level`: the detector's
+// level structure (the finest level's head beside the rest of the neck, the levels' heads, a
+// head's towers): fewer, larger branches. fused_kernels=branch_streams runs both on side streams;
+// level_streams only `level` (the first measurement, 2026-12-05: every branch on side streams
+// overlapped 2 ms of YOLOv9-t's kernels yet made the step 0.7% slower; whether the block-level
+// forks and joins cost more than they win is what level_streams asks).
+enum class BranchScope { block, level };
+
 // Runs `branches` and returns their outputs, in order. Every branch reads only `inputs` (and its
 // own modules' parameters) and nothing another branch makes. Put the longest branch first: it
 // stays on the caller's stream; the others start beside it from a ForkPoint made before it.
 // The branches are called in order either way.
 LIBREYOLO_SDK_API std::vector<torch::Tensor> side_by_side(const std::vector<torch::Tensor>& inputs,
-                                                          const std::vector<Branch>& branches);
+                                                          const std::vector<Branch>& branches,
+                                                          BranchScope scope = BranchScope::block);
 
 // A branch running on a side stream, joined when the caller needs its output (ForkPoint::start).
 // Where streams are refused it has already run; join() then only hands the output over.
@@ -75,7 +85,7 @@ class LIBREYOLO_SDK_API SideBranch {
 // between must not write.
 class LIBREYOLO_SDK_API ForkPoint {
  public:
-  explicit ForkPoint(const std::vector<torch::Tensor>& inputs);
+  ForkPoint(const std::vector<torch::Tensor>& inputs, BranchScope scope);
   SideBranch start(const Branch& branch) const;
 
  private:
@@ -90,6 +100,11 @@ class LIBREYOLO_SDK_API ForkPoint {
 LIBREYOLO_SDK_API void permit_branch_streams(int device);
 // Why side_by_side runs the branches of a call with these inputs one after the other ("" when it
 // would run them side by side).
-LIBREYOLO_SDK_API std::string branch_streams_refusal(const std::vector<torch::Tensor>& inputs);
+LIBREYOLO_SDK_API std::string branch_streams_refusal(const std::vector<torch::Tensor>& inputs,
+                                                     BranchScope scope = BranchScope::block);
+
+// Whether fused_kernels asks for side streams at some scope (branch_streams or level_streams): the
+// host then decides whether it permits them.
+LIBREYOLO_SDK_API bool branch_streams_requested();
 
 }  // namespace libreyolo::sdk
