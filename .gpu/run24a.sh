@@ -2,7 +2,8 @@
 # measured the stream levers and two of its three kernels (docs/benchmarks.md, "Twenty-third
 # session"); this call checks its two fixes (the stream tests' capture request, class_bce's empty
 # "every anchor counts" tensor) in the whole cuda ctest, measures class_bce (YOLOv9-t and YOLOX-s)
-# and weight_grad_stream alone on YOLOX-s, then the bit-for-bit winners together on both models.
+# and weight_grad_stream alone on YOLOX-s, level_streams (the branch streams at the detector's level
+# only) on YOLOv9-t, then the bit-for-bit winners together.
 # .gpu/run23b.sh (warm) with FUSED=measured+weight_grad_stream+block_tails is the call after:
 # end to end beside LibreYOLO, which decides the default.
 source .gpu/common.sh
@@ -19,8 +20,9 @@ timeout 90 build-gpu/bin/libreyolo_unit_tests -tc="*side_by_side*,*weight gradie
 grep -E "tests passed|tests failed|ctest rc|Failed|ERROR|values:" $OUT/ctest.log | head -20
 stamp "ctest done"
 common="data=$W/coco128x8/data.yaml imgsz=640 batch=16 workers=16 cache=ram device=0 project=/tmp/runs cuda_graph=true"
-for pair in yolo9t:class_bce yoloxs:class_bce yoloxs:weight_grad_stream yoloxs:block_tails \
-            yolo9t:weight_grad_stream+block_tails yolo9t:weight_grad_stream+block_tails+box_dfl_loss+class_bce; do
+for pair in yolo9t:class_bce yoloxs:class_bce yolo9t:level_streams yoloxs:weight_grad_stream yoloxs:block_tails \
+            yolo9t:weight_grad_stream+block_tails yolo9t:weight_grad_stream+block_tails+level_streams \
+            yolo9t:weight_grad_stream+block_tails+box_dfl_loss+class_bce; do
   IFS=: read -r model names <<< "$pair"
   [ $SECONDS -lt 530 ] || break
   timeout 60 $H bench fused model=$model $common steps=30 warmup=10 fused_kernels=measured+$names json=$OUT/fused_${names//+/_}_$model.json > $W/f.log 2>&1
