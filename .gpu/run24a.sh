@@ -24,7 +24,7 @@ for pair in yolo9t:class_bce yoloxs:class_bce yolo9t:level_streams yoloxs:weight
             yolo9t:weight_grad_stream+block_tails yolo9t:weight_grad_stream+block_tails+level_streams \
             yolo9t:weight_grad_stream+block_tails+box_dfl_loss+class_bce; do
   IFS=: read -r model names <<< "$pair"
-  [ $SECONDS -lt 530 ] || break
+  [ $SECONDS -lt 480 ] || break
   timeout 60 $H bench fused model=$model $common steps=30 warmup=10 fused_kernels=measured+$names json=$OUT/fused_${names//+/_}_$model.json > $W/f.log 2>&1
   stamp "fused $names $model rc=$?: $(grep -E 'speedup|composed:|fused:' $W/f.log | cut -c1-300)"; tail -5 $W/f.log >> $OUT/fused_tails.log
 done
