@@ -11,9 +11,14 @@ stamp "start"
 rm -rf $W/coco128; cp -r $R/coco128 $W/coco128
 ln -sfn train2017 $W/coco128/images/val2017; ln -sfn train2017 $W/coco128/labels/val2017
 bash scripts/make-repeated-dataset.sh $W/coco128 $W/coco128x8 8 > /dev/null
+# The RepConvN probe (Python, LibreYOLO's network) beside the build: its figures are kernel times
+# and graph replays, which the build's CPU load does not stretch.
+(cd tests/tools && timeout 200 python3 rep_pair_experiment.py --steps 3 --replays 50 > $OUT/rep_pair.txt 2>&1; echo "rc=$?" >> $OUT/rep_pair.txt) &
+probe=$!
 scripts/gpu-build.sh > $W/build.log 2>&1 || grep -E "error" $W/build.log | head -30 | tee $OUT/build_errors.txt
 tail -1 $W/build.log
 stamp "built"
+wait $probe; stamp "rep pair probe:"; tail -6 $OUT/rep_pair.txt
 timeout 90 build-gpu/bin/libreyolo_unit_tests -tc="*side_by_side*,*weight gradient stream*,*class_bce*,*NCCL*" \
   > $OUT/fixed_gpu_cases.log 2>&1; stamp "fixed GPU cases rc=$?: $(tail -3 $OUT/fixed_gpu_cases.log | tr '\n' ' ')"
 (cd build-gpu && timeout 150 ctest -j8 --timeout 140 --output-on-failure > $OUT/ctest.log 2>&1; echo "ctest rc=$?" >> $OUT/ctest.log)
