@@ -62,6 +62,41 @@ double largest_gradient_difference(TinyNet& a, TinyNet& b) {
   return worst;
 }
 
+double largest_statistics_difference(TinyNet& replica, TinyNet& single) {
+  double worst = 0;
+  auto single_buffers = single->buffers(), replica_buffers = replica->buffers();
+  for (std::size_t i = 0; i < single_buffers.size(); ++i) {
+    if (single_buffers[i].is_floating_point()) {
+      worst = std::max(worst, relative_difference(replica_buffers[i], single_buffers[i]));
+    }
+  }
+  return worst;
+}
+
+// Accumulation: two local batches, gradients averaged once, on the second. BatchNorm in eval
+// mode, so that both models see the same per-image computation whatever the batch split.
+struct Trained {
+  TinyNet& net;
+  torch::optim::SGD& sgd;
+};
+
+double accumulated_gradient_difference(Trained single, Trained replica, dist::GradientSynchronizer& gradients,
+                                       const torch::Tensor& images, const torch::Tensor& targets, int first, int shard) {
+  single.net->eval();
+  replica.net->eval();
+  single.sgd.zero_grad();
+  torch::mse_loss(single.net->forward(images), targets).backward();
+  replica.sgd.zero_grad();
+  const int half = shard / 2;
+  for (int part = 0; part < 2; ++part) {
+    gradients.prepare(part == 1);
+    const auto rows = torch::indexing::Slice(first + part * half, first + (part + 1) * half);
+    (torch::mse_loss(replica.net->forward(images.index({rows})), targets.index({rows})) / 2).backward();
+    gradients.finish();
+  }
+  return largest_gradient_difference(replica.net, single.net);
+}
+
 bool report(int rank, const char* measure, double value) {
   std::printf("ddp_check rank %d: %s max relative difference %.3g (tolerance %.0e)\n", rank, measure, value, kTolerance);
   return value <= kTolerance;
@@ -123,30 +158,10 @@ int main() {
     }
     ok &= report(rank, "step-1 gradients", first_gradients);
     ok &= report(rank, "3-step loss trajectory", worst_loss);
-    double worst_statistics = 0;
-    auto single_buffers = single->buffers(), replica_buffers = replica->buffers();
-    for (std::size_t i = 0; i < single_buffers.size(); ++i) {
-      if (single_buffers[i].is_floating_point()) {
-        worst_statistics = std::max(worst_statistics, relative_difference(replica_buffers[i], single_buffers[i]));
-      }
-    }
-    ok &= report(rank, "BatchNorm running statistics", worst_statistics);
-
-    // Accumulation: two local batches, gradients averaged once, on the second. BatchNorm in eval
-    // mode, so that both models see the same per-image computation whatever the batch split.
-    single->eval();
-    replica->eval();
-    single_sgd.zero_grad();
-    torch::mse_loss(single->forward(images), targets).backward();
-    replica_sgd.zero_grad();
-    const int half = shard / 2;
-    for (int part = 0; part < 2; ++part) {
-      gradients.prepare(part == 1);
-      const auto rows = torch::indexing::Slice(rank * shard + part * half, rank * shard + (part + 1) * half);
-      (torch::mse_loss(replica->forward(images.index({rows})), targets.index({rows})) / 2).backward();
-      gradients.finish();
-    }
-    ok &= report(rank, "accumulated gradients", largest_gradient_difference(replica, single));
+    ok &= report(rank, "BatchNorm running statistics", largest_statistics_difference(replica, single));
+    ok &= report(rank, "accumulated gradients",
+                 accumulated_gradient_difference({single, single_sgd}, {replica, replica_sgd}, gradients, images,
+                                                 targets, rank * shard, shard));
     collectives->barrier();
     return ok ? 0 : 1;
   } catch (const std::exception& e) {

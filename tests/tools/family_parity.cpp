@@ -319,6 +319,37 @@ torch::Tensor host_preprocess(const std::string& path, int imgsz, sdk::EvalResiz
   return out;
 }
 
+// The images to predict on: files preprocessed here as the host's validation does, or tensors
+// the Python side preprocessed.
+struct PredictInput {
+  torch::Tensor images_u8, orig_sizes;
+  bool preprocessed_here = false;
+};
+
+PredictInput read_predict_input(const PickleValue& input, int imgsz, sdk::EvalResize resize) {
+  PredictInput out;
+  if (input.find("paths") != nullptr) {
+    std::vector<torch::Tensor> images;
+    std::vector<int64_t> sizes;
+    for (const auto& item : entry(input, "paths").items) {
+      data::ImageSize original;
+      images.push_back(host_preprocess(item->text, imgsz, resize, original));
+      sizes.push_back(original.width);
+      sizes.push_back(original.height);
+    }
+    out.images_u8 = torch::stack(images);
+    out.orig_sizes = torch::tensor(sizes, torch::kLong).view({-1, 2});
+    out.preprocessed_here = true;
+  } else {
+    out.images_u8 = tensor_entry(input, "images_u8").to(torch::kUInt8).contiguous();
+    out.orig_sizes = tensor_entry(input, "orig_sizes").to(torch::kLong).contiguous();
+  }
+  TORCH_CHECK(out.images_u8.dim() == 4 && out.images_u8.size(1) == imgsz && out.images_u8.size(2) == imgsz &&
+                  out.images_u8.size(3) == 3,
+              "images_u8 must be [N, imgsz, imgsz, 3], got ", out.images_u8.sizes());
+  return out;
+}
+
 int run_predict(const Args& args, const torch::Device& device) {
   auto model = load_model(args, device);
   auto& detector = *model.detector;
@@ -327,29 +358,7 @@ int run_predict(const Args& args, const torch::Device& device) {
   const auto& imgsz_node = entry(*input, "imgsz");
   if (!imgsz_node.is(PickleValue::Kind::Int)) throw std::runtime_error("'imgsz' must be an int");
   const int imgsz = static_cast<int>(imgsz_node.integer);
-
-  torch::Tensor images_u8, orig_sizes;
-  bool preprocessed_here = false;
-  if (input->find("paths") != nullptr) {
-    const auto& paths = entry(*input, "paths");
-    std::vector<torch::Tensor> images;
-    std::vector<int64_t> sizes;
-    for (const auto& item : paths.items) {
-      data::ImageSize original;
-      images.push_back(host_preprocess(item->text, imgsz, info.eval_resize, original));
-      sizes.push_back(original.width);
-      sizes.push_back(original.height);
-    }
-    images_u8 = torch::stack(images);
-    orig_sizes = torch::tensor(sizes, torch::kLong).view({-1, 2});
-    preprocessed_here = true;
-  } else {
-    images_u8 = tensor_entry(*input, "images_u8").to(torch::kUInt8).contiguous();
-    orig_sizes = tensor_entry(*input, "orig_sizes").to(torch::kLong).contiguous();
-  }
-  TORCH_CHECK(images_u8.dim() == 4 && images_u8.size(1) == imgsz && images_u8.size(2) == imgsz &&
-                  images_u8.size(3) == 3,
-              "images_u8 must be [N, imgsz, imgsz, 3], got ", images_u8.sizes());
+  const auto [images_u8, orig_sizes, preprocessed_here] = read_predict_input(*input, imgsz, info.eval_resize);
 
   eval::NmsOptions nms;
   nms.conf = std::stof(args.get("conf"));
