@@ -73,10 +73,13 @@ def use(model, variant):
         assert rep.bn is None, "identity branch present: the probe covers the 3x3 + 1x1 pair only"
 
 
+LOSS_SCALE = [1.0]  # --loss-scale: below 1, the float16 backward of the outputs' sum stays finite
+
+
 def loss_of(model, images):
     with torch.autocast("cuda", dtype=torch.float16, cache_enabled=False):
         outputs = model(images)
-    return sum(t.float().sum() for t in tensors_in(outputs) if t.requires_grad)
+    return LOSS_SCALE[0] * sum(t.float().sum() for t in tensors_in(outputs) if t.requires_grad)
 
 
 def kernel_census(model, images, steps):
@@ -144,7 +147,9 @@ def main():
     parser.add_argument("--batch", type=int, default=16)
     parser.add_argument("--steps", type=int, default=3)
     parser.add_argument("--replays", type=int, default=50)
+    parser.add_argument("--loss-scale", type=float, default=1.0)
     args = parser.parse_args()
+    LOSS_SCALE[0] = args.loss_scale
     torch.backends.cudnn.benchmark = True
     model = build("yolo9", args.size)
     print(f"yolo9-{args.size}: {len(rep_modules(model))} RepConvN modules, batch {args.batch}, 640 px")

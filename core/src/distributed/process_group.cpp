@@ -1,6 +1,7 @@
 #include "libreyolo/core/distributed/process_group.hpp"
 
 #include <torch/csrc/distributed/c10d/TCPStore.hpp>
+#include <torch/version.h>
 
 #include <algorithm>
 #include <cstdlib>
@@ -52,9 +53,12 @@ std::shared_ptr<Collectives> join_process_group(const ProcessGroupOptions& o) {
                 "install libgloo-dev (and NCCL for GPUs) and rebuild, or train on one device");
   }
   // NCCL: a failed or timed-out collective tears the process down instead of leaving it hung,
-  // so a dead rank ends the others (a user's own setting wins). Two spellings: LibTorch 2.x, 1.13.
+  // so a dead rank ends the others (a user's own setting wins). LibTorch 1.13 reads the old
+  // spelling; 2.x reads the new one and warns about the old one once set.
   ::setenv("TORCH_NCCL_ASYNC_ERROR_HANDLING", "1", 0);
+#if TORCH_VERSION_MAJOR < 2
   ::setenv("NCCL_ASYNC_ERROR_HANDLING", "1", 0);
+#endif
   auto store = rendezvous(o);
   auto collectives = backend == "nccl"
                          ? make_nccl_collectives(store, o.rank, o.world_size, o.timeout, o.device)

@@ -5,6 +5,19 @@
 #include "c10d_collectives.hpp"
 
 namespace libreyolo::core::distributed {
+namespace {
+
+// LibTorch 2.x warns at exit about a ProcessGroupNCCL destroyed without shutdown() (its
+// communicators may leak); releasing it through shutdown() ends it as destroy_process_group
+// does in Python. Older LibTorch has no shutdown(): the overload below then does nothing.
+template <class Group>
+auto shut_down(Group& group, int) -> decltype(group.shutdown(), void()) {
+  group.shutdown();
+}
+template <class Group>
+void shut_down(Group&, long) {}
+
+}  // namespace
 
 bool nccl_available() { return true; }
 
@@ -15,7 +28,17 @@ std::shared_ptr<Collectives> make_nccl_collectives(const c10::intrusive_ptr<c10d
   options->timeout = timeout;
   try {
     auto group = c10::make_intrusive<c10d::ProcessGroupNCCL>(store, rank, world_size, options);
-    return std::make_shared<C10dCollectives<c10d::ProcessGroupNCCL>>(store, group, device);
+    // The deleter keeps its own reference, so shut_down runs on a live group after the
+    // collectives (and their work handles) are gone.
+    return std::shared_ptr<Collectives>(new C10dCollectives<c10d::ProcessGroupNCCL>(store, group, device),
+                                        [group](Collectives* collectives) mutable {
+                                          delete collectives;
+                                          try {
+                                            shut_down(*group, 0);
+                                          } catch (const std::exception&) {
+                                            // at teardown a failing shutdown has nobody to tell
+                                          }
+                                        });
   } catch (const std::exception& e) {
     throw collective_failure("NCCL setup", e);
   }
