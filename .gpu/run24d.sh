@@ -1,11 +1,11 @@
-# Twenty-fourth session, a warm call: #21's learning checks for the two kernels that cannot be
+# A warm call (written in the twenty-fourth session, not yet run): #21's learning checks for the changes that cannot be
 # bitwise (box_dfl_loss, class_bce: within float32 rounding). YOLOv9-t, COCO128's 128 train images
 # as both splits, seed 0: the default recipe's 100 epochs, two runs with today's default and two
 # with the candidates on, four at once (workers=4 each; the sixteenth session's spread of the
 # default was 9.250 / 9.324), then memorisation with the candidates (augmentation off, 200 epochs;
 # the fifteenth session's default: mAP50 0.819 at epoch 200).
 source .gpu/common.sh
-CAND=${CAND:-measured+weight_grad_stream+block_tails+box_dfl_loss+class_bce}
+CAND=${CAND:-measured+stacked_convolutions+box_dfl_loss+class_bce}
 stamp "start ($CAND)"
 ln -sfn train2017 $R/coco128/images/val2017; ln -sfn train2017 $R/coco128/labels/val2017
 self_yaml

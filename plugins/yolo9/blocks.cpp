@@ -5,6 +5,7 @@
 #include <libreyolo/sdk/block_tails.hpp>
 #include <libreyolo/sdk/max_pool_same.hpp>
 #include <libreyolo/sdk/side_by_side.hpp>
+#include <libreyolo/sdk/stacked_convolutions.hpp>
 #include <torch/torch.h>
 
 namespace libreyolo::families::yolo9 {
@@ -40,6 +41,14 @@ RepConvNImpl::RepConvNImpl(int64_t in_channels, int64_t out_channels, int64_t st
 }
 
 torch::Tensor RepConvNImpl::forward(const torch::Tensor& x) {
+  // fused_kernels=stacked_convolutions: both branches as one convolution and one BatchNorm over
+  // the stacked channels, whose halves meet at the addition (within rounding, not bit for bit).
+  const std::vector<sdk::ConvolutionBranch> pair{{*conv1->conv, *conv1->bn}, {*conv2->conv, *conv2->bn}};
+  if (sdk::stacked_convolutions_chosen(pair, x)) {
+    const auto both = sdk::stacked_convolutions(pair, x);
+    const int64_t half = both.size(1) / 2;
+    return torch::silu(both.narrow(1, 0, half) + both.narrow(1, half, half));
+  }
   // The 3x3 and the 1x1 branch read x alone and meet at the addition.
   const auto branches =
       sdk::side_by_side({x}, {[&] { return conv1->forward(x); }, [&] { return conv2->forward(x); }});

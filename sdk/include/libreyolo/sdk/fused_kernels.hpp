@@ -41,13 +41,15 @@ LIBREYOLO_SDK_API bool fused_kernel_allowed(const char* name);
 // level_streams: only those of the detector's level structure (BranchScope::level);
 // block_tails: the blocks' add + SiLU tails in one launch each (block_tails.hpp); box_dfl_loss:
 // YOLOv9's CIoU and DFL losses in one launch each way (losses/box_dfl_loss.hpp); class_bce: the
-// YOLOs' classification loss in one launch each way (losses/class_bce.hpp).
+// YOLOs' classification loss in one launch each way (losses/class_bce.hpp); stacked_convolutions:
+// convolutions of one input that are only summed after their BatchNorms (YOLOv9's RepConvN) as
+// one convolution and one BatchNorm (stacked_convolutions.hpp).
 inline constexpr const char* kFusedKernelNames[] = {"deform_sampling",   "batch_norm_silu", "avg_pool_2x2",
                                                     "max_pool_same",     "linear_assignment", "weight_casts",
                                                     "task_aligned_metric", "task_aligned_selection",
                                                     "simota_cost",     "simota_selection", "weight_grad_stream",
                                                     "branch_streams",  "block_tails",      "box_dfl_loss",
-                                                    "class_bce",       "level_streams"};
+                                                    "class_bce",       "level_streams",    "stacked_convolutions"};
 // Those measured faster on an H200 and equal within tolerance (docs/fused-kernels.md): the 2x2
 // average pool (YOLOv9-t's step 26.4 -> 25.4 ms), the same-size max pool (YOLOX-s's step 17.58 ->
 // 16.52 ms), the GPU Hungarian matching (the host solver's assignment bit for bit; RT-DETR-r18's
@@ -57,12 +59,15 @@ inline constexpr const char* kFusedKernelNames[] = {"deform_sampling",   "batch_
 // -> 16.14 ms), and the task-aligned assigner's metric in one kernel (the same bits; YOLOv9-t's
 // GPU time 24.06 -> 22.97 ms a step), and the assigner's selection (the same bits; YOLOv9-t's step
 // 22.45 -> 21.97 ms fastest), and YOLOX's SimOTA cost and selection (the same bits; YOLOX-s's
-// step 15.94 -> 15.18 ms fastest). Not BatchNorm + SiLU (the step slower).
+// step 15.94 -> 15.18 ms fastest), and the weight gradients on a second stream with the blocks'
+// add + SiLU tails in one launch (the same bits; YOLOv9-t end to end 706 -> 759 images/s, YOLOX-s
+// 992 -> 1,006 on an H100, 2026-12-05). Not BatchNorm + SiLU (the step slower).
 inline constexpr const char* kMeasuredFasterKernels[] = {"avg_pool_2x2",        "max_pool_same",
                                                          "linear_assignment",   "deform_sampling",
                                                          "weight_casts",        "task_aligned_metric",
                                                          "task_aligned_selection", "simota_cost",
-                                                         "simota_selection"};
+                                                         "simota_selection",    "weight_grad_stream",
+                                                         "block_tails"};
 // True when this SDK was compiled with its CUDA kernels (a CUDA LibTorch and nvcc).
 LIBREYOLO_SDK_API bool fused_kernels_built();
 
