@@ -16,11 +16,15 @@ autocast, channels-last, the outputs' sum as the loss, as op_attribution.py) wit
   "stacked conv"    one convolution, then the two BatchNorms on its channel halves;
   "stacked conv+bn" one convolution and one BatchNorm over the stacked channels. The running
                     statistics go to a concatenated copy that is not written back: an upper bound
-                    on what the lever can give (a real one writes them back, or keeps them stacked).
+                    on what the lever can give (a real one writes them back, or keeps them stacked);
+  "stacked conv+bn, CSP pairs too"  besides, the CSP blocks' two 1x1 convolutions of their input
+                    (YOLOv9's RepNCSP, YOLOX's CSPLayer: Conv + BN + SiLU each, one feeding the
+                    bottleneck chain, the other the concatenation) as one, the chain reading a
+                    channel slice of the result (YOLOX runs only this and "as written").
 Per variant: kernels and kernel time a step (profiler), the pass's wall time as a CUDA graph
 replay (the way our host runs it) and eager, and the gradients' largest relative difference from
 "as written". Needs a CUDA machine and PYTHONPATH=.reference. Usage:
-  python3 tests/tools/rep_pair_experiment.py [--size t] [--steps 3] [--replays 50]
+  python3 tests/tools/rep_pair_experiment.py [--family yolo9|yolox] [--size t] [--steps 3] [--replays 50]
 """
 import argparse
 import time
@@ -33,47 +37,71 @@ from dense_concat_experiment import compare
 from op_attribution import build, tensors_in
 
 
-def stacked_weight(rep):
-    return torch.cat([rep.conv1.conv.weight, F.pad(rep.conv2.conv.weight, [1, 1, 1, 1])], 0)
+def stacked_weight(convs):
+    widest = max(c.conv.weight.shape[-1] for c in convs)
+    return torch.cat([F.pad(c.conv.weight, [(widest - c.conv.weight.shape[-1]) // 2] * 4) for c in convs], 0)
 
 
-def stacked_conv(rep, x):
-    conv = rep.conv1.conv
-    return F.conv2d(x, stacked_weight(rep), None, conv.stride, conv.padding, conv.dilation, conv.groups)
+def stacked_conv(convs, x):
+    """Convolutions (Conv/BaseConv modules: .conv, .bn, .act) of one input as one."""
+    widest = max(c.conv.weight.shape[-1] for c in convs)
+    first = convs[0].conv
+    return F.conv2d(x, stacked_weight(convs), None, first.stride, widest // 2, first.dilation, first.groups)
 
 
-def forward_stacked_conv(rep, x):
-    first, second = stacked_conv(rep, x).chunk(2, 1)
+def stacked_conv_bn(convs, x):
+    """...and their BatchNorms as one. The running statistics go to a concatenated copy that is
+    not written back: an upper bound on what the lever can give."""
+    bns = [c.bn for c in convs]
+    return F.batch_norm(stacked_conv(convs, x), torch.cat([b.running_mean for b in bns]),
+                        torch.cat([b.running_var for b in bns]), torch.cat([b.weight for b in bns]),
+                        torch.cat([b.bias for b in bns]), convs[0].training, bns[0].momentum, bns[0].eps)
+
+
+def rep_stacked_conv(rep, x):
+    first, second = stacked_conv([rep.conv1, rep.conv2], x).chunk(2, 1)
     return rep.act(rep.conv1.bn(first) + rep.conv2.bn(second))
 
 
-def forward_stacked_conv_bn(rep, x):
-    bn1, bn2 = rep.conv1.bn, rep.conv2.bn
-    y = F.batch_norm(stacked_conv(rep, x), torch.cat([bn1.running_mean, bn2.running_mean]),
-                     torch.cat([bn1.running_var, bn2.running_var]), torch.cat([bn1.weight, bn2.weight]),
-                     torch.cat([bn1.bias, bn2.bias]), rep.training, bn1.momentum, bn1.eps)
-    first, second = y.chunk(2, 1)
+def rep_stacked_conv_bn(rep, x):
+    first, second = stacked_conv_bn([rep.conv1, rep.conv2], x).chunk(2, 1)
     return rep.act(first + second)
 
 
-VARIANTS = {"as written": None, "stacked conv": forward_stacked_conv, "stacked conv+bn": forward_stacked_conv_bn}
+def csp_stacked(first_conv, second_conv, chain, last_conv, x):
+    """A CSP block's two 1x1 convolutions of its input (each Conv + BN + SiLU) as one; the chain
+    reads the first half (a channel slice), the concatenation the second."""
+    chained, shortcut = first_conv.act(stacked_conv_bn([first_conv, second_conv], x)).chunk(2, 1)
+    return last_conv(torch.cat((chain(chained), shortcut), 1))
 
 
-def rep_modules(model):
-    return [m for m in model.modules() if type(m).__name__ == "RepConvN"]
+def repncsp_stacked(csp, x):  # YOLOv9's RepNCSP: cv3(cat(m(cv1(x)), cv2(x)))
+    return csp_stacked(csp.cv1, csp.cv2, csp.m, csp.cv3, x)
+
+
+def csplayer_stacked(csp, x):  # YOLOX's CSPLayer: conv3(cat(m(conv1(x)), conv2(x)))
+    return csp_stacked(csp.conv1, csp.conv2, csp.m, csp.conv3, x)
+
+
+# Per variant, the module classes whose forward it replaces.
+VARIANTS = {
+    "as written": {},
+    "stacked conv": {"RepConvN": rep_stacked_conv},
+    "stacked conv+bn": {"RepConvN": rep_stacked_conv_bn},
+    "stacked conv+bn, CSP pairs too": {"RepConvN": rep_stacked_conv_bn, "RepNCSP": repncsp_stacked,
+                                       "CSPLayer": csplayer_stacked},
+}
 
 
 def use(model, variant):
-    for rep in rep_modules(model):
-        replacement = VARIANTS[variant]
-        if replacement is None:
-            rep.__dict__.pop("forward", None)
-        else:
-            rep.forward = (lambda r, f: (lambda x: f(r, x)))(rep, replacement)
+    replacements = VARIANTS[variant]
+    for module in model.modules():
+        module.__dict__.pop("forward", None)
+        replacement = replacements.get(type(module).__name__)
+        if replacement is not None:
+            module.forward = (lambda m, f: (lambda x: f(m, x)))(module, replacement)
+    for rep in (m for m in model.modules() if type(m).__name__ == "RepConvN"):
         assert rep.bn is None, "identity branch present: the probe covers the 3x3 + 1x1 pair only"
-
-
-LOSS_SCALE = [1.0]  # --loss-scale: below 1, the float16 backward of the outputs' sum stays finite
 
 
 def loss_of(model, images):
@@ -143,6 +171,7 @@ def gradients(model, images):
 
 def main():
     parser = argparse.ArgumentParser()
+    parser.add_argument("--family", default="yolo9", choices=["yolo9", "yolox"])
     parser.add_argument("--size", default="t")
     parser.add_argument("--batch", type=int, default=16)
     parser.add_argument("--steps", type=int, default=3)
@@ -151,12 +180,15 @@ def main():
     args = parser.parse_args()
     LOSS_SCALE[0] = args.loss_scale
     torch.backends.cudnn.benchmark = True
-    model = build("yolo9", args.size)
-    print(f"yolo9-{args.size}: {len(rep_modules(model))} RepConvN modules, batch {args.batch}, 640 px")
+    model = build(args.family, args.size)
+    counts = {name: sum(type(m).__name__ == name for m in model.modules()) for name in ("RepConvN", "RepNCSP", "CSPLayer")}
+    print(f"{args.family}-{args.size}: {counts}, batch {args.batch}, 640 px")
     torch.manual_seed(0)
     images = torch.randn(args.batch, 3, 640, 640, device="cuda").to(memory_format=torch.channels_last)
     reference = None
     for variant in VARIANTS:
+        if args.family == "yolox" and variant in ("stacked conv", "stacked conv+bn"):
+            continue  # YOLOX has no RepConvN
         use(model, variant)
         for _ in range(5):
             loss_of(model, images).backward()
