@@ -2,6 +2,8 @@
 // NCCL's headers were found (USE_C10D_NCCL unlocks LibTorch's header).
 #include <torch/csrc/distributed/c10d/ProcessGroupNCCL.hpp>
 
+#include <exception>
+
 #include "c10d_collectives.hpp"
 
 namespace libreyolo::core::distributed {
@@ -29,10 +31,13 @@ std::shared_ptr<Collectives> make_nccl_collectives(const c10::intrusive_ptr<c10d
   try {
     auto group = c10::make_intrusive<c10d::ProcessGroupNCCL>(store, rank, world_size, options);
     // The deleter keeps its own reference, so shut_down runs on a live group after the
-    // collectives (and their work handles) are gone.
+    // collectives (and their work handles) are gone. Only on an orderly end: while an exception
+    // unwinds (a failed collective, a dead peer, any error mid-step) the group's own destructor
+    // aborts the communicators instead, which cannot wait on a peer that will never answer.
     return std::shared_ptr<Collectives>(new C10dCollectives<c10d::ProcessGroupNCCL>(store, group, device),
                                         [group](Collectives* collectives) mutable {
                                           delete collectives;
+                                          if (std::uncaught_exceptions() > 0) return;
                                           try {
                                             shut_down(*group, 0);
                                           } catch (const std::exception&) {
