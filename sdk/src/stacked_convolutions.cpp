@@ -87,9 +87,15 @@ torch::Tensor stacked_buffer(const std::vector<torch::Tensor>& buffers) {
   return stacked;
 }
 
-torch::Tensor stacked_weight(const std::vector<ConvolutionBranch>& branches) {
+int64_t widest_kernel(const std::vector<ConvolutionBranch>& branches) {
   int64_t widest = 0;
   for (const auto& b : branches) widest = std::max(widest, kernel_size(b.conv));
+  return widest;
+}
+
+// Each branch's weight zero-padded to the widest kernel, stacked along the output channels.
+torch::Tensor stacked_weight(const std::vector<ConvolutionBranch>& branches) {
+  const int64_t widest = widest_kernel(branches);
   std::vector<torch::Tensor> weights;
   for (const auto& b : branches) {
     const int64_t pad = (widest - kernel_size(b.conv)) / 2;
@@ -116,11 +122,9 @@ std::string stacked_convolutions_refusal(const std::vector<ConvolutionBranch>& b
 torch::Tensor stacked_convolutions(const std::vector<ConvolutionBranch>& branches, const torch::Tensor& x) {
   if (auto why = stacked_convolutions_refusal(branches, x); !why.empty())
     throw std::invalid_argument("stacked_convolutions: " + why);
-  const auto& conv = branches.front().conv;
-  int64_t widest = 0;
-  for (const auto& b : branches) widest = std::max(widest, kernel_size(b.conv));
-  const auto outputs = torch::conv2d(x, stacked_weight(branches), {}, *conv.options.stride(),
-                                     std::vector<int64_t>{widest / 2, widest / 2});
+  const int64_t padding = widest_kernel(branches) / 2;
+  const auto outputs = torch::conv2d(x, stacked_weight(branches), {}, *branches.front().conv.options.stride(),
+                                     std::vector<int64_t>{padding, padding});
   std::vector<torch::Tensor> affine, means, variances;
   for (const auto& b : branches) affine.push_back(b.bn.weight);
   for (const auto& b : branches) affine.push_back(b.bn.bias);
