@@ -2,7 +2,7 @@
 # name (profile run + the roofline's classes) with the candidates on, so the next lever is chosen
 # from today's step rather than the nineteenth session's. FUSED as in run23b.
 source .gpu/common.sh
-FUSED=${FUSED:-measured+weight_grad_stream+block_tails+box_dfl_loss+class_bce}
+FUSED=${FUSED:-measured+stacked_convolutions+box_dfl_loss+class_bce}
 stamp "start ($FUSED)"
 [ -d $W/coco128x8 ] || { rm -rf $W/coco128; cp -r $R/coco128 $W/coco128
   ln -sfn train2017 $W/coco128/images/val2017; ln -sfn train2017 $W/coco128/labels/val2017
