@@ -1,6 +1,7 @@
 # Twenty-fourth session, a warm call after run24a/run23b: the census of the captured step by kernel
 # name (profile run + the roofline's classes) with the candidates on, so the next lever is chosen
-# from today's step rather than the nineteenth session's. FUSED as in run23b.
+# from today's step rather than the nineteenth session's. Not run in the twenty-fourth session (its
+# device time went to run24a and end to end); FUSED: the candidates not yet in the default.
 source .gpu/common.sh
 FUSED=${FUSED:-measured+stacked_convolutions+box_dfl_loss+class_bce}
 stamp "start ($FUSED)"
