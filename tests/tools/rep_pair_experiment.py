@@ -104,6 +104,9 @@ def use(model, variant):
         assert rep.bn is None, "identity branch present: the probe covers the 3x3 + 1x1 pair only"
 
 
+LOSS_SCALE = [1.0]  # --loss-scale: below 1, the float16 backward of the outputs' sum stays finite
+
+
 def loss_of(model, images):
     with torch.autocast("cuda", dtype=torch.float16, cache_enabled=False):
         outputs = model(images)
