@@ -1,5 +1,6 @@
 #include "elan_blocks.hpp"
 
+#include <libreyolo/sdk/dense_slices.hpp>
 #include <torch/torch.h>
 
 #include <stdexcept>
@@ -50,9 +51,10 @@ RepNCSPELAN4::RepNCSPELAN4(int64_t c1, int64_t c2, int64_t c3, int64_t c4, int64
 
 torch::Tensor RepNCSPELAN4::forward(const torch::Tensor& x) {
   const auto halves = cv1_->forward(x).split(half_, 1);
-  const auto c = cv2_->forward(halves[1]);
+  const auto b = sdk::dense_slice(halves[1]);  // read by the CSP stage's two 1x1 convolutions and the concatenation
+  const auto c = cv2_->forward(b);
   const auto d = cv3_->forward(c);
-  return cv4_->forward(torch::cat({halves[0], halves[1], c, d}, 1));
+  return cv4_->forward(torch::cat({halves[0], b, c, d}, 1));
 }
 
 SCDown::SCDown(int64_t c1, int64_t c2, int64_t kernel, int64_t stride) {

@@ -3,6 +3,7 @@
 #include <libreyolo/sdk/avg_pool_2x2.hpp>
 #include <libreyolo/sdk/batch_norm_silu.hpp>
 #include <libreyolo/sdk/block_tails.hpp>
+#include <libreyolo/sdk/dense_slices.hpp>
 #include <libreyolo/sdk/max_pool_same.hpp>
 #include <libreyolo/sdk/side_by_side.hpp>
 #include <libreyolo/sdk/stacked_convolutions.hpp>
@@ -113,6 +114,7 @@ ELANImpl::ELANImpl(int64_t c1, int64_t c2, int64_t c3, int64_t c4, int64_t n) {
 
 torch::Tensor ELANImpl::forward(const torch::Tensor& x) {
   auto y = cv1->forward(x).chunk(2, 1);
+  y.back() = sdk::dense_slice(y.back());  // read by cv2 and the concatenation
   y.push_back(cv2->forward(y.back()));
   y.push_back(cv3->forward(y.back()));
   for (auto& conv : extra_) y.push_back(conv->forward(y.back()));
@@ -128,6 +130,7 @@ RepNCSPELANImpl::RepNCSPELANImpl(int64_t c1, int64_t c2, int64_t c3, int64_t c4,
 
 torch::Tensor RepNCSPELANImpl::forward(const torch::Tensor& x) {
   auto y = cv1->forward(x).chunk(2, 1);
+  y.back() = sdk::dense_slice(y.back());  // read by RepNCSP's two 1x1 convolutions and the concatenation
   y.push_back(cv2->forward(y.back()));
   y.push_back(cv3->forward(y.back()));
   return cv4->forward(torch::cat(y, 1));
@@ -153,8 +156,8 @@ ADownImpl::ADownImpl(int64_t in_channels, int64_t out_channels) {
 
 torch::Tensor ADownImpl::forward(const torch::Tensor& x) {
   const auto halves = smooth(x).chunk(2, 1);
-  auto a = cv1->forward(halves[0]);
-  auto b = cv2->forward(torch::max_pool2d(halves[1], {3, 3}, {2, 2}, {1, 1}));
+  auto a = cv1->forward(sdk::dense_slice(halves[0]));
+  auto b = cv2->forward(torch::max_pool2d(sdk::dense_slice(halves[1]), {3, 3}, {2, 2}, {1, 1}));
   return torch::cat({a, b}, 1);
 }
 

@@ -1,12 +1,13 @@
 #!/usr/bin/env python3
-"""Where a training step's GPU time goes, against what the H200 physically needs (issue #21 item 3).
+"""Where a training step's GPU time goes, against what the GPU physically needs (issue #21 item 3).
 
 Two halves:
   1. The floor, counted: the network's layers (LibreYOLO's own nn modules, loaded from a source
      tree; nothing of them is copied here) are run once at batch 1 on the CPU with forward hooks
      that record every convolution's, BatchNorm's and activation's shapes. From those shapes, at
      the step's batch, come the FLOPs and the bytes a training step (forward + backward) must
-     move per layer class, and from the H200's peak rates the least time each class can take.
+     move per layer class, and from the GPU's peak rates (the profile's H100 or H200) the least
+     time each class can take.
   2. The time, measured: a `profile.json` written by `libreyolo-host profile run` holds every
      CUDA kernel of the profiled window by name; kernels are sorted into the same classes by
      name and their GPU time per step printed beside the floor.
@@ -39,8 +40,10 @@ from pathlib import Path
 
 import torch
 
-H200_BYTES_PER_S = 4.8e12      # HBM3e, NVIDIA's H200 SXM figure
-H200_FP16_FLOPS = 989.4e12     # dense FP16/BF16 tensor-core peak, H200 SXM
+# Peak rates (NVIDIA's SXM figures): memory bandwidth in bytes/s, dense FP16/BF16 tensor-core
+# FLOP/s. The profile's device name picks the row (an H100 profile measured against the H200's
+# bandwidth would understate its memory floors 1.43x); without a profile, the H200 (issue #21's).
+PEAKS = {"H200": (4.8e12, 989.4e12), "H100": (3.35e12, 989.4e12)}
 BYTES = 2                      # fp16
 
 CLASSES = ("convolution", "batchnorm", "activation", "elementwise", "reduction/copy", "loss/assign",
@@ -119,7 +122,15 @@ def layer_cost(kind, module, in_shape, out_shape, batch):
     return 0, (2 + 3) * y * BYTES
 
 
-def floor_by_class(records, batch):
+def device_peaks(device_name):
+    """(name, bytes/s, FLOP/s) for a profile's device string, e.g. 'cuda:0 (NVIDIA H100 80GB HBM3)'."""
+    for name, (bandwidth, flops) in PEAKS.items():
+        if name in (device_name or ""):
+            return name, bandwidth, flops
+    return "H200", *PEAKS["H200"]
+
+
+def floor_by_class(records, batch, bandwidth, flops_peak):
     table = defaultdict(lambda: {"layers": 0, "flops": 0, "bytes": 0})
     for kind, module, in_shape, out_shape in records:
         flops, moved = layer_cost(kind, module, in_shape, out_shape, batch)
@@ -128,7 +139,7 @@ def floor_by_class(records, batch):
         row["flops"] += flops
         row["bytes"] += moved
     for row in table.values():
-        row["floor_ms"] = 1e3 * max(row["bytes"] / H200_BYTES_PER_S, row["flops"] / H200_FP16_FLOPS)
+        row["floor_ms"] = 1e3 * max(row["bytes"] / bandwidth, row["flops"] / flops_peak)
     return table
 
 
@@ -193,15 +204,17 @@ def main():
     args = parser.parse_args()
     nn = load_family_nn(args.libreyolo, args.family)
     records = layer_records(build_model(nn, args.family, args.size), args.imgsz)
-    floor = floor_by_class(records, args.batch)
-    measured = None
+    measured, device = None, ""
     if args.profile:
         measured, profile = measured_by_class(args.profile)
         measures = profile.get("measures", {})
+        device = profile.get("environment", {}).get("device", "")
         print(f"profile: {args.profile}; step {measures.get('step_wall_ms', '?')} ms wall, GPU utilisation "
               f"{measures.get('utilization', '?')}, {measures.get('kernels_per_step', '?')} kernels a step")
+    name, bandwidth, flops_peak = device_peaks(device)
+    floor = floor_by_class(records, args.batch, bandwidth, flops_peak)
     print(f"{args.family}{args.size}, batch {args.batch}, {args.imgsz} px, forward + backward, fp16; "
-          f"H200 {H200_BYTES_PER_S / 1e12:.1f} TB/s, {H200_FP16_FLOPS / 1e12:.0f} TFLOP/s")
+          f"{name} {bandwidth / 1e12:.2f} TB/s, {flops_peak / 1e12:.0f} TFLOP/s")
     print(report(args, floor, measured))
 
 

@@ -20,13 +20,13 @@ std::vector<std::string> split_plus(const std::string& text) {
 }
 
 bool is_kernel(const std::string& name) {
-  return std::any_of(std::begin(sdk::kFusedKernelNames), std::end(sdk::kFusedKernelNames),
-                     [&](const char* known) { return name == known; });
+  const auto& known = sdk::fused_kernel_names();
+  return std::find(known.begin(), known.end(), name) != known.end();
 }
 
 [[noreturn]] void refuse(const std::string& text, const std::string& part) {
   std::string names;
-  for (const char* known : sdk::kFusedKernelNames) names += std::string(names.empty() ? "" : ", ") + known;
+  for (const auto& known : sdk::fused_kernel_names()) names += (names.empty() ? "" : ", ") + known;
   throw Error("option fused_kernels=" + text + " is not valid: '" + part + "' is not a fused kernel's name",
               "fused_kernels takes off, auto, measured, a kernel's name, several names joined by +, or measured+ "
               "names (the measured kernels and those); the kernels are " + names,

@@ -4,6 +4,7 @@
 
 #include <libreyolo/sdk/fused_kernels.hpp>
 
+#include <algorithm>
 #include <string>
 
 namespace sdk = libreyolo::sdk;
@@ -28,29 +29,33 @@ TEST_CASE("fused_kernels policy: measured allows the measured list only, a name 
     CHECK_FALSE(sdk::fused_kernel_allowed("level_streams"));    // measured no faster
     CHECK_FALSE(sdk::fused_kernel_allowed("box_dfl_loss"));     // within rounding: the learning checks first
     CHECK_FALSE(sdk::fused_kernel_allowed("class_bce"));        // within rounding: the learning checks first
-    CHECK_FALSE(sdk::fused_kernel_allowed("stacked_convolutions"));  // not measured in the step yet
+    CHECK_FALSE(sdk::fused_kernel_allowed("stacked_convolutions"));  // measured slower
+    CHECK_FALSE(sdk::fused_kernel_allowed("dense_slices"));          // not measured in the step yet
+    const auto& known = sdk::fused_kernel_names();
+    for (const std::string& name : sdk::measured_faster_kernels())
+      CHECK_MESSAGE(std::find(known.begin(), known.end(), name) != known.end(), name);
   }
   {
     const PolicyGuard off(sdk::FusedKernels::off, "");
-    for (const char* name : sdk::kFusedKernelNames) CHECK_FALSE_MESSAGE(sdk::fused_kernel_allowed(name), name);
+    for (const std::string& name : sdk::fused_kernel_names()) CHECK_FALSE_MESSAGE(sdk::fused_kernel_allowed(name.c_str()), name);
   }
   {
     const PolicyGuard one(sdk::FusedKernels::when_built, "linear_assignment");
-    for (const char* name : sdk::kFusedKernelNames)
-      CHECK_MESSAGE(sdk::fused_kernel_allowed(name) == (std::string(name) == "linear_assignment"), name);
+    for (const std::string& name : sdk::fused_kernel_names())
+      CHECK_MESSAGE(sdk::fused_kernel_allowed(name.c_str()) == (std::string(name) == "linear_assignment"), name);
   }
   {
     const PolicyGuard every(sdk::FusedKernels::when_built, "");
-    for (const char* name : sdk::kFusedKernelNames) CHECK_MESSAGE(sdk::fused_kernel_allowed(name), name);
+    for (const std::string& name : sdk::fused_kernel_names()) CHECK_MESSAGE(sdk::fused_kernel_allowed(name.c_str()), name);
   }
 }
 
 TEST_CASE("fused_kernels policy: names joined by + allow those alone, or add them to the measured list") {
   {
     const PolicyGuard two(sdk::FusedKernels::when_built, "simota_cost+simota_selection");
-    for (const char* name : sdk::kFusedKernelNames) {
+    for (const std::string& name : sdk::fused_kernel_names()) {
       const std::string n = name;
-      CHECK_MESSAGE(sdk::fused_kernel_allowed(name) == (n == "simota_cost" || n == "simota_selection"), name);
+      CHECK_MESSAGE(sdk::fused_kernel_allowed(name.c_str()) == (n == "simota_cost" || n == "simota_selection"), name);
     }
   }
   {

@@ -1,0 +1,117 @@
+// Dense slices (dense_slices.hpp, fused_kernels=dense_slices): a channel chunk of a channels-last
+// activation copied once into a dense tensor before its readers. On every build: what
+// dense_slice returns under each policy, and YOLOv9's blocks that read a chunk (ELAN,
+// RepNCSPELAN, ADown) give the same outputs, input and parameter gradients bit for bit with and
+// without it. On a GPU: YOLOv9-t's whole pass under float16 autocast, bit for bit.
+#include "../torch_doctest.hpp"
+#include "../deterministic_cudnn.hpp"
+#include "../gpu_training_pass.hpp"
+#include "../model_on_gpu.hpp"
+
+#include <libreyolo/sdk/dense_slices.hpp>
+#include <libreyolo/sdk/fused_kernels.hpp>
+
+#include <vector>
+
+#include "blocks.hpp"
+#include "fused_test_support.hpp"
+#include "yolo9_detector.hpp"
+
+namespace sdk = libreyolo::sdk;
+namespace yolo9 = libreyolo::families::yolo9;
+using libreyolo::test::PolicyGuard;
+
+TEST_CASE("dense slices: a channels-last chunk is copied dense in its layout only where the policy allows it") {
+  const auto x = torch::randn({2, 8, 5, 6}).contiguous(torch::MemoryFormat::ChannelsLast);
+  const auto half = x.chunk(2, 1)[1];
+  REQUIRE_FALSE(half.is_contiguous(torch::MemoryFormat::ChannelsLast));
+  {
+    const PolicyGuard off(sdk::FusedKernels::off);
+    CHECK(sdk::dense_slice(half).is_same(half));
+  }
+  {
+    const PolicyGuard measured(sdk::FusedKernels::measured);
+    CHECK(sdk::dense_slice(half).is_same(half));  // not (yet) in the measured default
+  }
+  const PolicyGuard on(sdk::FusedKernels::when_built, "dense_slices");
+  const auto dense = sdk::dense_slice(half);
+  CHECK(dense.is_contiguous(torch::MemoryFormat::ChannelsLast));
+  CHECK(torch::equal(dense, half));
+  CHECK(dense.data_ptr() != half.data_ptr());
+  // Already dense: itself, in either layout.
+  CHECK(sdk::dense_slice(x).is_same(x));
+  const auto nchw_half = torch::randn({2, 8, 5, 6}).chunk(2, 1)[1];  // a chunk of NCHW is contiguous
+  CHECK(sdk::dense_slice(nchw_half).is_same(nchw_half));
+}
+
+namespace {
+
+struct PassResult {
+  std::vector<torch::Tensor> all;  // output, input gradient, parameter gradients
+};
+
+template <typename Block>
+PassResult block_pass(Block& block, const torch::Tensor& x_in, const torch::Tensor& upstream) {
+  auto x = x_in.detach().requires_grad_();
+  for (auto& p : block->parameters()) p.mutable_grad().reset();
+  const auto y = block->forward(x);
+  y.backward(upstream);
+  PassResult r{{y.detach(), x.grad()}};
+  for (const auto& p : block->parameters()) r.all.push_back(p.grad());
+  return r;
+}
+
+template <typename Block>
+void check_block_equal(Block block, int64_t channels) {
+  torch::manual_seed(3);
+  block->train();
+  for (auto& p : block->parameters()) {
+    torch::NoGradGuard no_grad;
+    if (p.dim() == 4) p.set_data(p.contiguous(torch::MemoryFormat::ChannelsLast));
+  }
+  const auto x = torch::randn({2, channels, 12, 12}).contiguous(torch::MemoryFormat::ChannelsLast);
+  const auto probe = block->forward(x).detach();
+  const auto upstream = torch::randn(probe.sizes()).contiguous(torch::MemoryFormat::ChannelsLast);
+  PassResult without, with;
+  {
+    const PolicyGuard off(sdk::FusedKernels::off);
+    without = block_pass(block, x, upstream);
+  }
+  {
+    const PolicyGuard on(sdk::FusedKernels::when_built, "dense_slices");
+    with = block_pass(block, x, upstream);
+  }
+  REQUIRE(with.all.size() == without.all.size());
+  for (std::size_t i = 0; i < with.all.size(); ++i) {
+    CAPTURE(i);
+    CHECK(torch::equal(with.all[i], without.all[i]));
+  }
+}
+
+}  // namespace
+
+TEST_CASE("dense slices: YOLOv9's blocks that read a chunk give the same bits with it (CPU, channels-last)") {
+  SUBCASE("ELAN") { check_block_equal(yolo9::ELAN(16, 16, 8, 16, 1), 16); }
+  SUBCASE("RepNCSPELAN") { check_block_equal(yolo9::RepNCSPELAN(16, 16, 8, 16, 1), 16); }
+  SUBCASE("ADown") { check_block_equal(yolo9::ADown(16, 16), 16); }
+}
+
+TEST_CASE("dense slices: YOLOv9-t's loss and gradients on a GPU under float16 autocast, bit for bit") {
+  if (!torch::cuda::is_available()) {
+    MESSAGE("skipped: no CUDA device");
+    return;
+  }
+  DeterministicCudnn deterministic;
+  auto reference = model_on_gpu<yolo9::Yolo9Detector>("t");
+  auto model = model_on_gpu<yolo9::Yolo9Detector>("t");
+  const auto images = torch::rand({4, 3, 256, 256}, libreyolo::test::kCudaZero).contiguous(torch::MemoryFormat::ChannelsLast);
+  const auto weights = libreyolo::test::output_weights(*model, images);
+  auto expected = libreyolo::test::kept_for(*reference), kept = libreyolo::test::kept_for(*model);
+  {
+    const PolicyGuard measured(sdk::FusedKernels::measured);
+    libreyolo::test::autocast_pass(*reference, images, weights, expected);
+  }
+  const PolicyGuard with(sdk::FusedKernels::measured, "dense_slices");
+  libreyolo::test::autocast_pass(*model, images, weights, kept);
+  CHECK(libreyolo::test::differing(expected, kept) == 0);
+}
