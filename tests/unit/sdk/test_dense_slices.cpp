@@ -38,10 +38,15 @@ TEST_CASE("dense slices: a channels-last chunk is copied dense in its layout onl
   CHECK(dense.is_contiguous(torch::MemoryFormat::ChannelsLast));
   CHECK(torch::equal(dense, half));
   CHECK(dense.data_ptr() != half.data_ptr());
-  // Already dense: itself, in either layout.
+  // Already dense: itself, in either layout (a channel chunk of NCHW is dense with one image).
   CHECK(sdk::dense_slice(x).is_same(x));
-  const auto nchw_half = torch::randn({2, 8, 5, 6}).chunk(2, 1)[1];  // a chunk of NCHW is contiguous
-  CHECK(sdk::dense_slice(nchw_half).is_same(nchw_half));
+  const auto one_image_half = torch::randn({1, 8, 5, 6}).chunk(2, 1)[1];
+  CHECK(sdk::dense_slice(one_image_half).is_same(one_image_half));
+  // With more images an NCHW chunk is not dense either: copied, and stays NCHW.
+  const auto nchw_half = torch::randn({2, 8, 5, 6}).chunk(2, 1)[1];
+  const auto nchw_dense = sdk::dense_slice(nchw_half);
+  CHECK(nchw_dense.is_contiguous());
+  CHECK(torch::equal(nchw_dense, nchw_half));
 }
 
 namespace {
