@@ -30,8 +30,12 @@ TEST_CASE("dense slices: a channels-last chunk is copied dense in its layout onl
     CHECK(sdk::dense_slice(half).is_same(half));
   }
   {
-    const PolicyGuard measured(sdk::FusedKernels::measured);
-    CHECK(sdk::dense_slice(half).is_same(half));  // not (yet) in the measured default
+    const PolicyGuard measured(sdk::FusedKernels::measured);  // in the default since 2026-12-05
+    CHECK(sdk::dense_slice(half).is_contiguous(torch::MemoryFormat::ChannelsLast));
+  }
+  {
+    const PolicyGuard other(sdk::FusedKernels::when_built, "block_tails");
+    CHECK(sdk::dense_slice(half).is_same(half));
   }
   const PolicyGuard on(sdk::FusedKernels::when_built, "dense_slices");
   const auto dense = sdk::dense_slice(half);
@@ -113,10 +117,10 @@ TEST_CASE("dense slices: YOLOv9-t's loss and gradients on a GPU under float16 au
   const auto weights = libreyolo::test::output_weights(*model, images);
   auto expected = libreyolo::test::kept_for(*reference), kept = libreyolo::test::kept_for(*model);
   {
-    const PolicyGuard measured(sdk::FusedKernels::measured);
+    const PolicyGuard without(sdk::FusedKernels::when_built, "block_tails");
     libreyolo::test::autocast_pass(*reference, images, weights, expected);
   }
-  const PolicyGuard with(sdk::FusedKernels::measured, "dense_slices");
+  const PolicyGuard with(sdk::FusedKernels::when_built, "block_tails+dense_slices");
   libreyolo::test::autocast_pass(*model, images, weights, kept);
   CHECK(libreyolo::test::differing(expected, kept) == 0);
 }
