@@ -92,9 +92,9 @@ std::vector<TrainOption> training_only_options() {
       {{"fused_kernels", T::text, "measured",
         "measured: the fused kernels measured faster on an H200 (the 2x2 average pool, the SPP's max pool, the "
         "DETRs' Hungarian matching on the GPU and deformable attention's sampling, the task-aligned assigner's "
-        "metric and selection, YOLOX's SimOTA cost and selection, the blocks' add + SiLU tails, and weight_casts: in "
-        "the whole-step graph the convolutions read float16 copies of their weights made in one launch per step, "
-        "with weight_grad_stream their weight gradients on a second stream); "
+        "metric and selection, YOLOX's SimOTA cost and selection, the blocks' add + SiLU tails, dense channel "
+        "chunks, and weight_casts: in the whole-step graph the convolutions read float16 copies of their weights "
+        "made in one launch per step, with weight_grad_stream their weight gradients on a second stream); "
         "auto: every one where built and the inputs suit it (also BatchNorm + SiLU); a kernel's name (deform_sampling, "
         "batch_norm_silu, avg_pool_2x2, max_pool_same, linear_assignment, weight_casts, task_aligned_metric, "
         "task_aligned_selection, simota_cost, simota_selection, weight_grad_stream, branch_streams, block_tails, "
