@@ -257,6 +257,18 @@ std::string step_line(const core::trainer::StepBenchmark& r) {
   return line.str();
 }
 
+// bench step op_callers=OP: who calls OP in the step (eager steps), per step, most calls first.
+void print_op_callers(const core::trainer::TrainRequest& request, const std::string& op) {
+  if (op.empty()) return;
+  constexpr int kWarmup = 2, kSteps = 3;
+  constexpr std::size_t kMost = 40;
+  const auto callers = core::trainer::benchmark_op_callers(request, op, kWarmup, kSteps, kMost);
+  std::cout << "bench step: who calls " << op << " (" << kSteps << " eager steps after " << kWarmup
+            << "; calls a step, outermost caller first):\n";
+  if (callers.empty()) std::cout << "  no calls\n";
+  for (const auto& [chain, calls] : callers) std::cout << "  " << calls << "  " << chain << "\n";
+}
+
 int bench_step(const Args& args) {
   const auto run = resolve_model_run("bench step", args, core::config::bench_options());
   const auto request = make_train_request(run);
@@ -273,6 +285,7 @@ int bench_step(const Args& args) {
     step_fields(json, result);
     json.member("cpu", machine.cpu_model).member("date", machine.date_utc);
   });
+  print_op_callers(request, run.options.get_text("op_callers"));
   return kExitOk;
 }
 

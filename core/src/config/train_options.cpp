@@ -166,7 +166,10 @@ std::vector<OptionSpec> predict_own_options() {
 std::vector<OptionSpec> bench_own_options() {
   return {{"steps", T::integer, "100", "batches (bench data) or steps (bench step, capture, fused) to time"},
           {"warmup", T::integer, "10", "batches or steps run before timing starts"},
-          {"json", T::text, "", "write the result as JSON to this file"}};
+          {"json", T::text, "", "write the result as JSON to this file"},
+          {"op_callers", T::text, "",
+           "bench step: then 3 eager steps recording which operators call this one (e.g. aten::copy_) and with "
+           "what input, per step"}};
 }
 
 std::vector<OptionSpec> profile_run_own_options() {

@@ -14,6 +14,7 @@
 #include "libreyolo/core/error.hpp"
 #include "libreyolo/core/optim/unique_parameters.hpp"
 #include "libreyolo/core/profiler/kernel_recorder.hpp"
+#include "libreyolo/core/profiler/op_callers.hpp"
 #include "libreyolo/core/profiler/op_census.hpp"
 #include "libreyolo/core/trainer/host_phase_clock.hpp"
 #include "session.hpp"
@@ -277,6 +278,23 @@ StepBenchmark benchmark_step(const TrainRequest& request, int warmup, int steps)
   PreparedBench bench;
   prepare(bench, request, request.config.cuda_graph);
   return run_steps(bench.session, *bench.batch, warmup, steps);
+}
+
+std::vector<std::pair<std::string, double>> benchmark_op_callers(const TrainRequest& request, const std::string& op,
+                                                                 int warmup, int steps, std::size_t most) {
+  if (steps < 1 || warmup < 0) throw Error("bench needs steps >= 1", "nothing to record", "pass steps=3");
+  PreparedBench bench;
+  prepare(bench, request, /*cuda_graph=*/false);
+  std::mt19937_64 rng(static_cast<std::uint64_t>(request.config.seed));
+  const optim::AccumulationWindow window{0, true, true, 1};
+  for (int i = 0; i < warmup; ++i) train_step(bench.session, *bench.batch, window, rng);
+  synchronize(bench.session.device);
+  profiler::OpCallers callers(op);
+  for (int i = 0; i < steps; ++i) train_step(bench.session, *bench.batch, window, rng);
+  synchronize(bench.session.device);
+  std::vector<std::pair<std::string, double>> per_step;
+  for (const auto& t : callers.top(most)) per_step.emplace_back(t.chain, static_cast<double>(t.calls) / steps);
+  return per_step;
 }
 
 StepComparison benchmark_capture(const TrainRequest& request, int warmup, int steps) {

@@ -73,7 +73,7 @@ TEST_CASE("option list: bench and profile run are train plus their own, val shar
     names.insert(names.end(), own.begin(), own.end());
     return names;
   };
-  CHECK(names_of(bench_options()) == plus({"steps", "warmup", "json"}));
+  CHECK(names_of(bench_options()) == plus({"steps", "warmup", "json", "op_callers"}));
   CHECK(names_of(profile_run_options()) == plus({"weights", "size", "repeat"}));
 
   const auto val = val_options();

@@ -72,6 +72,12 @@ struct StepBenchmark {
 // device synchronisation. Honours cuda_graph= from the request.
 StepBenchmark benchmark_step(const TrainRequest& request, int warmup, int steps);
 
+// Which operators call `op` in the step, per step (profiler/op_callers.hpp): `warmup` steps, then
+// `steps` recorded ones, always eager (a replayed graph runs no operators; the captured step is
+// recorded from the same operators). Each entry: the chain and its calls per step, most first.
+std::vector<std::pair<std::string, double>> benchmark_op_callers(const TrainRequest& request, const std::string& op,
+                                                                 int warmup, int steps, std::size_t most);
+
 // Two fresh sessions from the same start (same seed, same batch), one after the other in this
 // process (so cuDNN's algorithm choices, cached per process, are the same for both), each timed
 // as benchmark_step does; then their loss trajectories compared, and the gradients of one more
