@@ -1,16 +1,9 @@
 #include "network.hpp"
 
+#include <libreyolo/sdk/upsample.hpp>
 #include <torch/torch.h>
 
 namespace libreyolo::families::rtmdet {
-
-namespace {
-
-torch::Tensor upsample2x(const torch::Tensor& x) {
-  return torch::upsample_nearest2d(x, {2 * x.size(2), 2 * x.size(3)});
-}
-
-}  // namespace
 
 torch::Tensor CSPNeXt::Stage::operator()(const torch::Tensor& x) const {
   auto y = down->forward(x);
@@ -86,9 +79,9 @@ FeatureMaps CSPNeXtPAFPN::forward(const FeatureMaps& features) {
   const auto& [c3, c4, c5] = features;
   // Top-down; the reduced maps (not the CSPLayer outputs) feed the bottom-up path.
   const auto reduced5 = levels_.reduce[0]->forward(c5);
-  const auto inner4 = levels_.top_down[0]->forward(torch::cat({upsample2x(reduced5), c4}, 1));
+  const auto inner4 = levels_.top_down[0]->forward(torch::cat({sdk::upsample_nearest_2x(reduced5), c4}, 1));
   const auto reduced4 = levels_.reduce[1]->forward(inner4);
-  const auto out3 = levels_.top_down[1]->forward(torch::cat({upsample2x(reduced4), c3}, 1));
+  const auto out3 = levels_.top_down[1]->forward(torch::cat({sdk::upsample_nearest_2x(reduced4), c3}, 1));
   // Bottom-up.
   const auto out4 = levels_.bottom_up[0]->forward(torch::cat({levels_.down[0]->forward(out3), reduced4}, 1));
   const auto out5 = levels_.bottom_up[1]->forward(torch::cat({levels_.down[1]->forward(out4), reduced5}, 1));

@@ -1,5 +1,6 @@
 #include "network.hpp"
 
+#include <libreyolo/sdk/upsample.hpp>
 #include <torch/torch.h>
 
 #include <stdexcept>
@@ -17,10 +18,6 @@ const SizeConfig kSizes[] = {
     {"c",  64, 128,  false, 256,  128, true,  {{{256, 512, 256}, {512, 512, 512}, {512, 512, 512}}}, 512, 1, {512, 512}, {256, 256}, 256, {512, 512}, 512, {512, 512}, {{256, 512, 512}}},
 };
 // clang-format on
-
-torch::Tensor upsample2x(const torch::Tensor& x) {
-  return torch::upsample_nearest2d(x, {2 * x.size(2), 2 * x.size(3)});
-}
 
 RepNCSPELAN elan(int64_t in_channels, const ElanWidths& widths, int64_t repeats) {
   return RepNCSPELAN(in_channels, widths.part, widths.part / 2, widths.out, repeats);
@@ -79,8 +76,8 @@ Neck9Impl::Neck9Impl(const SizeConfig& cfg) {
 
 Neck9Impl::TopDown Neck9Impl::top_down(const FeatureMaps& features) {
   const auto& [p3, p4, p5] = features;
-  auto n4 = elan_up1->forward(torch::cat({upsample2x(p5), p4}, 1));
-  auto out3 = elan_up2->forward(torch::cat({upsample2x(n4), p3}, 1));
+  auto n4 = elan_up1->forward(torch::cat({sdk::upsample_nearest_2x(p5), p4}, 1));
+  auto out3 = elan_up2->forward(torch::cat({sdk::upsample_nearest_2x(n4), p3}, 1));
   return {n4, out3};
 }
 

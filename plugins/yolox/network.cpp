@@ -1,5 +1,6 @@
 #include "network.hpp"
 
+#include <libreyolo/sdk/upsample.hpp>
 #include <torch/torch.h>
 
 #include <stdexcept>
@@ -19,10 +20,6 @@ const SizeConfig kSizes[] = {
     {"x", 1.33, 1.25,  false, 80, 4, 4},
 };
 // clang-format on
-
-torch::Tensor upsample2x(const torch::Tensor& x) {
-  return torch::upsample_nearest2d(x, {2 * x.size(2), 2 * x.size(3)});
-}
 
 }  // namespace
 
@@ -87,9 +84,9 @@ YOLOPAFPN::YOLOPAFPN(const SizeConfig& cfg) {
 YOLOPAFPN::TopDown YOLOPAFPN::top_down(const torch::Tensor& images) {
   const auto [x2, x1, x0] = backbone->forward(images);
   auto fpn_out0 = lateral_conv0->forward(x0);
-  const auto f_out0 = C3_p4->forward(torch::cat({upsample2x(fpn_out0), x1}, 1));
+  const auto f_out0 = C3_p4->forward(torch::cat({sdk::upsample_nearest_2x(fpn_out0), x1}, 1));
   auto fpn_out1 = reduce_conv1->forward(f_out0);
-  auto pan_out2 = C3_p3->forward(torch::cat({upsample2x(fpn_out1), x2}, 1));
+  auto pan_out2 = C3_p3->forward(torch::cat({sdk::upsample_nearest_2x(fpn_out1), x2}, 1));
   return {fpn_out0, fpn_out1, pan_out2};
 }
 

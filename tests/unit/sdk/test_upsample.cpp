@@ -1,0 +1,101 @@
+// The necks' 2x nearest upsample (upsample.hpp, fused_kernels=half_upsample). On every build: it
+// is torch::upsample_nearest2d under each policy (values and input gradient, both layouts). On a
+// GPU: under float16 autocast PyTorch runs the upsample in float32 (the premise), the policy keeps
+// float16 with the same values; YOLOv9-t's and YOLOX-s's whole passes equal bit for bit with it.
+#include "../torch_doctest.hpp"
+#include "../deterministic_cudnn.hpp"
+#include "../gpu_training_pass.hpp"
+#include "../model_on_gpu.hpp"
+
+#include <libreyolo/sdk/fused_kernels.hpp>
+#include <libreyolo/sdk/upsample.hpp>
+
+#include <string>
+#include <vector>
+
+#include "fused_test_support.hpp"
+#include "libreyolo/core/amp/precision_plan.hpp"
+#include "yolo9_detector.hpp"
+#include "yolox_detector.hpp"
+
+namespace sdk = libreyolo::sdk;
+using libreyolo::test::PolicyGuard;
+
+TEST_CASE("half upsample: the upsample is PyTorch's nearest 2x under every policy (CPU)") {
+  torch::manual_seed(5);
+  for (const bool channels_last : {false, true}) {
+    CAPTURE(channels_last);
+    auto x = torch::randn({2, 3, 4, 5}, torch::kDouble);
+    if (channels_last) x = x.contiguous(torch::MemoryFormat::ChannelsLast);
+    const auto upstream = torch::randn({2, 3, 8, 10}, torch::kDouble);
+    const auto want = libreyolo::test::forward_backward(
+        x, upstream, [](const torch::Tensor& t) { return torch::upsample_nearest2d(t, {8, 10}); });
+    for (const auto policy : {sdk::FusedKernels::off, sdk::FusedKernels::when_built}) {
+      const PolicyGuard guard(policy, policy == sdk::FusedKernels::off ? "" : "half_upsample");
+      const auto got = libreyolo::test::forward_backward(x, upstream, sdk::upsample_nearest_2x);
+      CHECK(torch::equal(got.y, want.y));
+      CHECK(torch::equal(got.grad_x, want.grad_x));
+    }
+  }
+}
+
+TEST_CASE("half upsample: under float16 autocast PyTorch upsamples in float32; the policy keeps float16, same values") {
+  if (!torch::cuda::is_available()) {
+    MESSAGE("skipped: no CUDA device");
+    return;
+  }
+  const auto& gpu = libreyolo::test::kCudaZero;
+  const auto x = torch::randn({2, 16, 5, 7}, gpu).to(torch::kHalf).contiguous(torch::MemoryFormat::ChannelsLast);
+  const auto plan = libreyolo::core::amp::plan_precision(true, "float16", gpu, true);
+  libreyolo::core::amp::AutocastScope autocast(plan);
+  torch::Tensor composed, kept;
+  {
+    const PolicyGuard off(sdk::FusedKernels::off);
+    composed = sdk::upsample_nearest_2x(x);
+  }
+  {
+    const PolicyGuard on(sdk::FusedKernels::when_built, "half_upsample");
+    kept = sdk::upsample_nearest_2x(x);
+  }
+  CHECK((composed.scalar_type() == torch::kFloat));  // why the policy exists
+  CHECK((kept.scalar_type() == torch::kHalf));
+  CHECK(torch::equal(kept.to(torch::kFloat), composed));
+}
+
+namespace {
+
+template <typename Detector>
+void check_model_equal(const std::string& size) {
+  DeterministicCudnn deterministic;
+  auto reference = model_on_gpu<Detector>(size);
+  auto model = model_on_gpu<Detector>(size);
+  const auto images =
+      torch::rand({4, 3, 256, 256}, libreyolo::test::kCudaZero).contiguous(torch::MemoryFormat::ChannelsLast);
+  const auto weights = libreyolo::test::output_weights(*model, images);
+  auto expected = libreyolo::test::kept_for(*reference), kept = libreyolo::test::kept_for(*model);
+  {
+    const PolicyGuard without(sdk::FusedKernels::when_built, "block_tails");
+    libreyolo::test::autocast_pass(*reference, images, weights, expected);
+  }
+  const PolicyGuard with(sdk::FusedKernels::when_built, "block_tails+half_upsample");
+  libreyolo::test::autocast_pass(*model, images, weights, kept);
+  CHECK(libreyolo::test::differing(expected, kept) == 0);
+}
+
+}  // namespace
+
+TEST_CASE("half upsample: YOLOv9-t's loss and gradients under float16 autocast, bit for bit") {
+  if (!torch::cuda::is_available()) {
+    MESSAGE("skipped: no CUDA device");
+    return;
+  }
+  check_model_equal<libreyolo::families::yolo9::Yolo9Detector>("t");
+}
+
+TEST_CASE("half upsample: YOLOX-s's loss and gradients under float16 autocast, bit for bit") {
+  if (!torch::cuda::is_available()) {
+    MESSAGE("skipped: no CUDA device");
+    return;
+  }
+  check_model_equal<libreyolo::families::yolox::YoloxDetector>("s");
+}
