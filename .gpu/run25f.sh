@@ -1,4 +1,4 @@
-# Twenty-fifth session, Python only (no build; the session's last ~250 device seconds): does
+# Twenty-fifth session, Python only (not run: too little device time was left; run26a.sh runs the probe): does
 # LibreYOLO's network gain with its upsamples in float16 under autocast (half_upsample's premise),
 # and are the loss and gradients bitwise equal?
 source .gpu/common.sh

@@ -6,7 +6,13 @@
 # float16 under autocast), then end to end beside LibreYOLO with today's default.
 source .gpu/common.sh
 stamp "start"
+# Beside the build: half_upsample's premise on LibreYOLO's networks (graph replays are GPU time).
+(cd tests/tools && for m in "yolo9 t" "yolox s"; do set -- $m
+   timeout 100 python3 upsample_probe.py $1 $2 > $OUT/upsample_$1$2.txt 2>&1
+ done) &
+probe=$!
 cold_start
+wait $probe; stamp "upsample probe:"; grep -hv Warn $OUT/upsample_*.txt | tail -6 | cut -c1-250
 timeout 90 build-gpu/bin/libreyolo_unit_tests -tc="*dense slices*,*stacked convolutions*,*half upsample*" > $OUT/new_gpu_cases.log 2>&1
 stamp "new GPU cases rc=$?: $(grep -E 'relative|test cases' $OUT/new_gpu_cases.log | tr '\n' ' ' | cut -c1-400)"
 common="data=$W/coco128x8/data.yaml imgsz=640 batch=16 workers=16 cache=ram device=0 project=/tmp/runs cuda_graph=true"
