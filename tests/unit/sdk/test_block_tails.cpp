@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "fused_test_support.hpp"
+#include "model_pass_equality.hpp"
 #include "yolo9_detector.hpp"
 #include "yolox_detector.hpp"
 
@@ -163,22 +164,8 @@ namespace {
 
 template <typename Detector>
 void check_model_equal(const std::string& size) {
-  DeterministicCudnn deterministic;
-  auto reference = model_on_gpu<Detector>(size);
-  auto model = model_on_gpu<Detector>(size);
-  const auto images = torch::rand({4, 3, 256, 256}, libreyolo::test::kCudaZero).contiguous(torch::MemoryFormat::ChannelsLast);
-  const auto weights = libreyolo::test::output_weights(*model, images);
-  auto expected = libreyolo::test::kept_for(*reference), kept = libreyolo::test::kept_for(*model);
-  for (int i = 0; i < 2; ++i) {
-    CAPTURE(i);
-    {
-      const PolicyGuard off(sdk::FusedKernels::off);
-      libreyolo::test::autocast_pass(*reference, images, weights, expected);
-    }
-    const PolicyGuard on(sdk::FusedKernels::when_built, "block_tails");
-    libreyolo::test::autocast_pass(*model, images, weights, kept);
-    CHECK(libreyolo::test::differing(expected, kept) == 0);
-  }
+  libreyolo::test::check_passes_equal<Detector>(size, {sdk::FusedKernels::off, ""},
+                                                {sdk::FusedKernels::when_built, "block_tails"}, 2);
 }
 
 }  // namespace

@@ -4,9 +4,6 @@
 // RepNCSPELAN, ADown) give the same outputs, input and parameter gradients bit for bit with and
 // without it. On a GPU: YOLOv9-t's whole pass under float16 autocast, bit for bit.
 #include "../torch_doctest.hpp"
-#include "../deterministic_cudnn.hpp"
-#include "../gpu_training_pass.hpp"
-#include "../model_on_gpu.hpp"
 
 #include <libreyolo/sdk/dense_slices.hpp>
 #include <libreyolo/sdk/fused_kernels.hpp>
@@ -15,6 +12,7 @@
 
 #include "blocks.hpp"
 #include "fused_test_support.hpp"
+#include "model_pass_equality.hpp"
 #include "yolo9_detector.hpp"
 
 namespace sdk = libreyolo::sdk;
@@ -110,17 +108,6 @@ TEST_CASE("dense slices: YOLOv9-t's loss and gradients on a GPU under float16 au
     MESSAGE("skipped: no CUDA device");
     return;
   }
-  DeterministicCudnn deterministic;
-  auto reference = model_on_gpu<yolo9::Yolo9Detector>("t");
-  auto model = model_on_gpu<yolo9::Yolo9Detector>("t");
-  const auto images = torch::rand({4, 3, 256, 256}, libreyolo::test::kCudaZero).contiguous(torch::MemoryFormat::ChannelsLast);
-  const auto weights = libreyolo::test::output_weights(*model, images);
-  auto expected = libreyolo::test::kept_for(*reference), kept = libreyolo::test::kept_for(*model);
-  {
-    const PolicyGuard without(sdk::FusedKernels::when_built, "block_tails");
-    libreyolo::test::autocast_pass(*reference, images, weights, expected);
-  }
-  const PolicyGuard with(sdk::FusedKernels::when_built, "block_tails+dense_slices");
-  libreyolo::test::autocast_pass(*model, images, weights, kept);
-  CHECK(libreyolo::test::differing(expected, kept) == 0);
+  libreyolo::test::check_passes_equal<yolo9::Yolo9Detector>("t", {sdk::FusedKernels::when_built, "block_tails"},
+                                                           {sdk::FusedKernels::when_built, "block_tails+dense_slices"});
 }

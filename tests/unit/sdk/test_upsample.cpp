@@ -3,9 +3,7 @@
 // GPU: under float16 autocast PyTorch runs the upsample in float32 (the premise), the policy keeps
 // float16 with the same values; YOLOv9-t's and YOLOX-s's whole passes equal bit for bit with it.
 #include "../torch_doctest.hpp"
-#include "../deterministic_cudnn.hpp"
 #include "../gpu_training_pass.hpp"
-#include "../model_on_gpu.hpp"
 
 #include <libreyolo/sdk/fused_kernels.hpp>
 #include <libreyolo/sdk/upsample.hpp>
@@ -14,6 +12,7 @@
 #include <vector>
 
 #include "fused_test_support.hpp"
+#include "model_pass_equality.hpp"
 #include "libreyolo/core/amp/precision_plan.hpp"
 #include "yolo9_detector.hpp"
 #include "yolox_detector.hpp"
@@ -66,20 +65,8 @@ namespace {
 
 template <typename Detector>
 void check_model_equal(const std::string& size) {
-  DeterministicCudnn deterministic;
-  auto reference = model_on_gpu<Detector>(size);
-  auto model = model_on_gpu<Detector>(size);
-  const auto images =
-      torch::rand({4, 3, 256, 256}, libreyolo::test::kCudaZero).contiguous(torch::MemoryFormat::ChannelsLast);
-  const auto weights = libreyolo::test::output_weights(*model, images);
-  auto expected = libreyolo::test::kept_for(*reference), kept = libreyolo::test::kept_for(*model);
-  {
-    const PolicyGuard without(sdk::FusedKernels::when_built, "block_tails");
-    libreyolo::test::autocast_pass(*reference, images, weights, expected);
-  }
-  const PolicyGuard with(sdk::FusedKernels::when_built, "block_tails+half_upsample");
-  libreyolo::test::autocast_pass(*model, images, weights, kept);
-  CHECK(libreyolo::test::differing(expected, kept) == 0);
+  libreyolo::test::check_passes_equal<Detector>(size, {sdk::FusedKernels::when_built, "block_tails"},
+                                                {sdk::FusedKernels::when_built, "block_tails+half_upsample"});
 }
 
 }  // namespace
