@@ -22,13 +22,11 @@ namespace {
 // one convolution and one BatchNorm (stacked_convolutions.hpp); dense_slices: a channel chunk
 // read by convolutions copied dense once before its readers (dense_slices.hpp); half_upsample:
 // the necks' nearest upsample in the map's own type under autocast (upsample.hpp).
-const char* const kFusedKernelNames[] = {"deform_sampling",   "batch_norm_silu", "avg_pool_2x2",
-                                                    "max_pool_same",     "linear_assignment", "weight_casts",
-                                                    "task_aligned_metric", "task_aligned_selection",
-                                                    "simota_cost",     "simota_selection", "weight_grad_stream",
-                                                    "branch_streams",  "block_tails",      "box_dfl_loss",
-                                                    "class_bce",       "level_streams",    "stacked_convolutions",
-                                                    "dense_slices",    "half_upsample"};
+const char* const kFusedKernelNames[] = {
+    "deform_sampling",  "batch_norm_silu",   "avg_pool_2x2",   "max_pool_same",  "linear_assignment",
+    "weight_casts",     "task_aligned_metric", "task_aligned_selection", "simota_cost", "simota_selection",
+    "weight_grad_stream", "branch_streams",  "block_tails",    "box_dfl_loss",   "class_bce",
+    "level_streams",    "stacked_convolutions", "dense_slices", "half_upsample"};
 // Those measured faster on an H200 and equal within tolerance (docs/fused-kernels.md): the 2x2
 // average pool (YOLOv9-t's step 26.4 -> 25.4 ms), the same-size max pool (YOLOX-s's step 17.58 ->
 // 16.52 ms), the GPU Hungarian matching (the host solver's assignment bit for bit; RT-DETR-r18's
@@ -43,12 +41,10 @@ const char* const kFusedKernelNames[] = {"deform_sampling",   "batch_norm_silu",
 // 992 -> 1,006 on an H100, 2026-12-05), and the dense channel chunks (the same bits; YOLOv9-t's
 // step 21.97 -> 21.76 ms fastest, 22 kernels and 37 MB fewer, end to end 751 and 744 -> 759
 // images/s on an H100, 2026-12-05). Not BatchNorm + SiLU (the step slower).
-const char* const kMeasuredFasterKernels[] = {"avg_pool_2x2",        "max_pool_same",
-                                                         "linear_assignment",   "deform_sampling",
-                                                         "weight_casts",        "task_aligned_metric",
-                                                         "task_aligned_selection", "simota_cost",
-                                                         "simota_selection",    "weight_grad_stream",
-                                                         "block_tails",         "dense_slices"};
+const char* const kMeasuredFasterKernels[] = {
+    "avg_pool_2x2",  "max_pool_same", "linear_assignment", "deform_sampling",  "weight_casts",
+    "task_aligned_metric", "task_aligned_selection", "simota_cost", "simota_selection", "weight_grad_stream",
+    "block_tails",   "dense_slices"};
 
 std::atomic<FusedKernels> policy{FusedKernels::off};
 std::mutex only_mutex;
