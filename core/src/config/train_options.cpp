@@ -95,12 +95,9 @@ std::vector<TrainOption> training_only_options() {
         "metric and selection, YOLOX's SimOTA cost and selection, the blocks' add + SiLU tails, dense channel "
         "chunks, and weight_casts: in the whole-step graph the convolutions read float16 copies of their weights "
         "made in one launch per step, with weight_grad_stream their weight gradients on a second stream); "
-        "auto: every one where built and the inputs suit it (also BatchNorm + SiLU); a kernel's name (deform_sampling, "
-        "batch_norm_silu, avg_pool_2x2, max_pool_same, linear_assignment, weight_casts, task_aligned_metric, "
-        "task_aligned_selection, simota_cost, simota_selection, weight_grad_stream, branch_streams, block_tails, "
-        "box_dfl_loss, class_bce, level_streams, stacked_convolutions, dense_slices, half_upsample), or names "
-        "joined by +: those alone; measured+names: the measured ones and those; off: composed PyTorch ops, "
-        "per-layer casts and host matching"},
+        "auto: every one where built and the inputs suit it (also BatchNorm + SiLU); a kernel's name (an unknown "
+        "one is refused with the list; docs/fused-kernels.md) or names joined by +: those alone; measured+names: "
+        "the measured ones and those; off: composed PyTorch ops, per-layer casts and host matching"},
        &C::fused_kernels, fused_kernel_names()},
       {{"cudnn_benchmark_limit", T::integer, "10",
         "convolution algorithms cuDNN's benchmark times per new shape (PyTorch's cudnn.benchmark_limit; 0 = every "
