@@ -48,7 +48,7 @@ std::string chain_to(const std::string& name) {
 
 std::unique_ptr<at::ObserverContext> on_start(const at::RecordFunction& fn) {
   std::string name = fn.name();
-  const std::string engine = "autograd::engine::evaluate_function: ";  // the backward node's name follows
+  static const std::string engine = "autograd::engine::evaluate_function: ";  // the backward node's name follows
   if (name.compare(0, engine.size(), engine) == 0) name = name.substr(engine.size());
   if (name == recording.op) {
     const auto key = chain_to(name) + shapes_of(fn);
@@ -86,7 +86,8 @@ std::vector<CallerTally> OpCallers::top(std::size_t most) const {
     const std::lock_guard<std::mutex> lock(recording.mutex);
     for (const auto& [chain, calls] : recording.calls) sorted.push_back({chain, calls});
   }
-  std::stable_sort(sorted.begin(), sorted.end(), [](const CallerTally& a, const CallerTally& b) { return a.calls > b.calls; });
+  const auto more_calls = [](const CallerTally& a, const CallerTally& b) { return a.calls > b.calls; };
+  std::stable_sort(sorted.begin(), sorted.end(), more_calls);
   if (sorted.size() > most) sorted.resize(most);
   return sorted;
 }
