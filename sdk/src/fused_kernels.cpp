@@ -40,11 +40,15 @@ const char* const kFusedKernelNames[] = {
 // add + SiLU tails in one launch (the same bits; YOLOv9-t end to end 706 -> 759 images/s, YOLOX-s
 // 992 -> 1,006 on an H100, 2026-12-05), and the dense channel chunks (the same bits; YOLOv9-t's
 // step 21.97 -> 21.76 ms fastest, 22 kernels and 37 MB fewer, end to end 751 and 744 -> 759
-// images/s on an H100, 2026-12-05). Not BatchNorm + SiLU (the step slower).
+// images/s on an H100, 2026-12-05), and, within rounding with learning checks passed, YOLOv9's box
+// losses and the YOLOs' classification loss in one launch each and the necks' upsample in float16
+// (YOLOv9-t's step 21.12 -> 19.96 ms fastest, end to end 770 -> 814 images/s; YOLOX-s with the
+// upsample and the classification loss 16.60 -> 15.33 ms, 1,019 -> 1,086 images/s; an H100,
+// 2026-12-05; docs/fused-kernels.md). Not BatchNorm + SiLU (the step slower).
 const char* const kMeasuredFasterKernels[] = {
     "avg_pool_2x2",  "max_pool_same", "linear_assignment", "deform_sampling",  "weight_casts",
     "task_aligned_metric", "task_aligned_selection", "simota_cost", "simota_selection", "weight_grad_stream",
-    "block_tails",   "dense_slices"};
+    "block_tails",   "dense_slices",  "box_dfl_loss",    "class_bce",        "half_upsample"};
 
 std::atomic<FusedKernels> policy{FusedKernels::off};
 std::mutex only_mutex;

@@ -22,15 +22,13 @@ TEST_CASE("fused_kernels policy: measured allows the measured list only, a name 
     const PolicyGuard measured(sdk::FusedKernels::measured, "");
     for (const char* name : {"avg_pool_2x2", "max_pool_same", "linear_assignment", "deform_sampling", "weight_casts",
                              "task_aligned_metric", "task_aligned_selection", "simota_cost", "simota_selection",
-                             "weight_grad_stream", "block_tails", "dense_slices"})
+                             "weight_grad_stream", "block_tails", "dense_slices", "box_dfl_loss", "class_bce",
+                             "half_upsample"})
       CHECK_MESSAGE(sdk::fused_kernel_allowed(name), name);
     CHECK_FALSE(sdk::fused_kernel_allowed("batch_norm_silu"));  // measured slower
     CHECK_FALSE(sdk::fused_kernel_allowed("branch_streams"));   // measured slower
     CHECK_FALSE(sdk::fused_kernel_allowed("level_streams"));    // measured no faster
-    CHECK_FALSE(sdk::fused_kernel_allowed("box_dfl_loss"));     // within rounding: the learning checks first
-    CHECK_FALSE(sdk::fused_kernel_allowed("class_bce"));        // within rounding: the learning checks first
     CHECK_FALSE(sdk::fused_kernel_allowed("stacked_convolutions"));  // measured slower
-    CHECK_FALSE(sdk::fused_kernel_allowed("half_upsample"));         // not measured in the step yet
     const auto& known = sdk::fused_kernel_names();
     for (const std::string& name : sdk::measured_faster_kernels())
       CHECK_MESSAGE(std::find(known.begin(), known.end(), name) != known.end(), name);

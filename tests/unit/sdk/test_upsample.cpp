@@ -1,13 +1,16 @@
 // The necks' 2x nearest upsample (upsample.hpp, fused_kernels=half_upsample). On every build: it
 // is torch::upsample_nearest2d under each policy (values and input gradient, both layouts). On a
 // GPU: under float16 autocast PyTorch runs the upsample in float32 (the premise), the policy keeps
-// float16 with the same values; YOLOv9-t's and YOLOX-s's whole passes equal bit for bit with it.
+// float16 with the same values; YOLOv9-t's whole pass equal bit for bit with it, YOLOX-s's loss
+// bit for bit and its gradients within float16 rounding (see that case).
 #include "../torch_doctest.hpp"
 #include "../gpu_training_pass.hpp"
 
 #include <libreyolo/sdk/fused_kernels.hpp>
 #include <libreyolo/sdk/upsample.hpp>
 
+#include <algorithm>
+#include <cstddef>
 #include <string>
 #include <vector>
 
@@ -61,28 +64,33 @@ TEST_CASE("half upsample: under float16 autocast PyTorch upsamples in float32; t
   CHECK(torch::equal(kept.to(torch::kFloat), composed));
 }
 
-namespace {
-
-template <typename Detector>
-void check_model_equal(const std::string& size) {
-  libreyolo::test::check_passes_equal<Detector>(size, {sdk::FusedKernels::when_built, "block_tails"},
-                                                {sdk::FusedKernels::when_built, "block_tails+half_upsample"});
-}
-
-}  // namespace
-
 TEST_CASE("half upsample: YOLOv9-t's loss and gradients under float16 autocast, bit for bit") {
   if (!torch::cuda::is_available()) {
     MESSAGE("skipped: no CUDA device");
     return;
   }
-  check_model_equal<libreyolo::families::yolo9::Yolo9Detector>("t");
+  libreyolo::test::check_passes_equal<libreyolo::families::yolo9::Yolo9Detector>(
+      "t", {sdk::FusedKernels::when_built, "block_tails"}, {sdk::FusedKernels::when_built, "block_tails+half_upsample"});
 }
 
-TEST_CASE("half upsample: YOLOX-s's loss and gradients under float16 autocast, bit for bit") {
+// YOLOX's necks feed each concatenation to two convolutions, whose input gradients the backward
+// adds: in float32 after the upsample went float32, in float16 (as everywhere else in the network)
+// when it stays float16. So the forward is the same bits and the gradients round differently
+// (measured on an H100: largest 0.5% of a tensor's magnitude in a whole step).
+TEST_CASE("half upsample: YOLOX-s's loss bit for bit, its gradients within float16 rounding") {
   if (!torch::cuda::is_available()) {
     MESSAGE("skipped: no CUDA device");
     return;
   }
-  check_model_equal<libreyolo::families::yolox::YoloxDetector>("s");
+  const auto [expected, kept] = libreyolo::test::one_pass_each<libreyolo::families::yolox::YoloxDetector>(
+      "s", {sdk::FusedKernels::when_built, "block_tails"}, {sdk::FusedKernels::when_built, "block_tails+half_upsample"});
+  CHECK(torch::equal(expected[0], kept[0]));
+  double largest = 0;
+  for (std::size_t i = 1; i < kept.size(); ++i) {
+    if (expected[i].abs().max().item<double>() == 0) continue;  // parameters the loss does not reach
+    largest = std::max(largest, libreyolo::test::relative_difference(kept[i], expected[i]));
+  }
+  MESSAGE("largest relative gradient difference " << largest);
+  CHECK(largest < 3e-2);
+  CHECK(largest > 0);  // the float16 sums: if they ever came out equal, this case should say bit for bit
 }
