@@ -91,6 +91,16 @@ class CudaStreamOrder final : public StreamOrder {
   std::array<OrderingEvent, WeightGradientStream::kMostLayersBehind + 2> done_;
 };
 
+// The gradient both halves of a split convolution backward read: PyTorch's kernel makes a
+// non-dense gradient dense for itself (a channel range of a concatenation's gradient, as the
+// detectors' heads give), so with the input and weight gradients as two calls it would copy it
+// twice (`bench step op_callers=aten::copy_` showed two copies per such layer a step). One copy
+// here, in the input's layout, serves both with the same values.
+at::Tensor dense_for_both(const at::Tensor& grad_output, const at::Tensor& input, bool input_gradient_too) {
+  if (!input_gradient_too || grad_output.is_contiguous(grad_output.suggest_memory_format())) return grad_output;
+  return grad_output.contiguous(input.suggest_memory_format());
+}
+
 // Registered for aten::convolution_backward on CUDA (register_routed_kernel). Its parameters are
 // the operator's, as this LibTorch declares them (checked below).
 ConvolutionGradients routed_convolution_backward(const at::Tensor& grad_output, const at::Tensor& input,
@@ -104,19 +114,20 @@ ConvolutionGradients routed_convolution_backward(const at::Tensor& grad_output, 
   const c10::OptionalDeviceGuard device_guard(at::device_of(grad_output));
   at::OptionalIntArrayRef bias_ints;
   if (bias_sizes.has_value()) bias_ints = C10_AS_INTARRAYREF_SLOW(*bias_sizes);
-  const auto pytorch = [&](std::array<bool, 3> mask) {
-    return at::native::convolution_backward(grad_output, input, weight, bias_ints, C10_AS_INTARRAYREF_SLOW(stride),
+  const auto pytorch = [&](const at::Tensor& gradient, std::array<bool, 3> mask) {
+    return at::native::convolution_backward(gradient, input, weight, bias_ints, C10_AS_INTARRAYREF_SLOW(stride),
                                             C10_AS_INTARRAYREF_SLOW(padding), C10_AS_INTARRAYREF_SLOW(dilation),
                                             transposed, C10_AS_INTARRAYREF_SLOW(output_padding),
                                             groups.guard_int(__FILE__, __LINE__), mask);
   };
   auto* stream = WeightGradientStream::active();
   const bool wants_weight_side = output_mask[1] || output_mask[2];
-  if (stream == nullptr || !wants_weight_side || !stream->routes(weight)) return pytorch(output_mask);
+  if (stream == nullptr || !wants_weight_side || !stream->routes(weight)) return pytorch(grad_output, output_mask);
+  const auto gradient = dense_for_both(grad_output, input, output_mask[0]);
   at::Tensor grad_input;
-  if (output_mask[0]) grad_input = std::get<0>(pytorch({true, false, false}));
-  auto weight_side = stream->on_second_stream(weight, grad_output, input,
-                                              [&] { return pytorch({false, output_mask[1], output_mask[2]}); });
+  if (output_mask[0]) grad_input = std::get<0>(pytorch(gradient, {true, false, false}));
+  auto weight_side = stream->on_second_stream(weight, gradient, input,
+                                              [&] { return pytorch(gradient, {false, output_mask[1], output_mask[2]}); });
   return {grad_input, std::get<1>(weight_side), std::get<2>(weight_side)};
 }
 static_assert(std::is_same_v<decltype(&routed_convolution_backward), at::_ops::convolution_backward::schema*>,

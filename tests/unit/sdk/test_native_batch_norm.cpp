@@ -1,0 +1,88 @@
+// fused_kernels=native_batch_norm (batch_norm.cpp): sdk::BatchNorm2d's training forward on
+// PyTorch's own BatchNorm kernels instead of cuDNN's. On every build: the same outputs, input and
+// parameter gradients, running statistics and count as the default (on the CPU both are PyTorch's
+// kernel), and the same refusal of one value per channel. On a GPU: float16 channels-last input
+// with float32 parameters (as under autocast), within float16 rounding of cuDNN's.
+#include "../torch_doctest.hpp"
+
+#include <libreyolo/sdk/batch_norm.hpp>
+
+#include <string>
+
+#include "fused_test_support.hpp"
+
+namespace sdk = libreyolo::sdk;
+using libreyolo::test::PolicyGuard;
+
+namespace {
+
+struct Trained {
+  torch::Tensor y, grad_x, grad_weight, grad_bias, running_mean, running_var, count;
+};
+
+// One training forward and backward of a fresh seeded layer on `device`.
+Trained train_once(const torch::Tensor& x_in, const torch::Tensor& upstream, const std::string& names) {
+  const PolicyGuard policy(names.empty() ? sdk::FusedKernels::off : sdk::FusedKernels::when_built, names);
+  torch::manual_seed(11);
+  sdk::BatchNorm2d layer(torch::nn::BatchNorm2dOptions(x_in.size(1)).eps(1e-3).momentum(0.03));
+  layer->to(x_in.device());
+  {
+    torch::NoGradGuard no_grad;
+    layer->weight.uniform_(0.5, 1.5);
+    layer->bias.uniform_(-0.5, 0.5);
+  }
+  layer->train();
+  const auto result = libreyolo::test::forward_backward(x_in, upstream, [&](const torch::Tensor& x) { return layer(x); });
+  return {result.y,         result.grad_x, layer->weight.grad(), layer->bias.grad(), layer->running_mean.clone(),
+          layer->running_var.clone(), layer->num_batches_tracked.clone()};
+}
+
+}  // namespace
+
+TEST_CASE("native BatchNorm: on the CPU the default's outputs, gradients, statistics and count") {
+  torch::manual_seed(2);
+  for (const bool channels_last : {false, true}) {
+    CAPTURE(channels_last);
+    auto x = torch::randn({3, 5, 6, 7}) * 2 + 1;
+    if (channels_last) x = x.contiguous(torch::MemoryFormat::ChannelsLast);
+    const auto upstream = torch::randn({3, 5, 6, 7});
+    const auto want = train_once(x, upstream, "");
+    const auto got = train_once(x, upstream, "native_batch_norm");
+    CHECK(torch::equal(got.y, want.y));
+    CHECK(torch::equal(got.grad_x, want.grad_x));
+    CHECK(torch::equal(got.grad_weight, want.grad_weight));
+    CHECK(torch::equal(got.grad_bias, want.grad_bias));
+    CHECK(torch::equal(got.running_mean, want.running_mean));
+    CHECK(torch::equal(got.running_var, want.running_var));
+    CHECK(got.count.item<int64_t>() == 1);
+  }
+}
+
+TEST_CASE("native BatchNorm: one value per channel in training is refused as by default") {
+  const PolicyGuard policy(sdk::FusedKernels::when_built, "native_batch_norm");
+  sdk::BatchNorm2d layer(torch::nn::BatchNorm2dOptions(4).momentum(0.03));
+  layer->train();
+  CHECK_THROWS_WITH(layer(torch::randn({1, 4, 1, 1})), doctest::Contains("Expected more than 1 value per channel"));
+}
+
+TEST_CASE("native BatchNorm: float16 channels-last on the GPU within float16 rounding of cuDNN's") {
+  if (!torch::cuda::is_available()) {
+    MESSAGE("skipped: no CUDA device");
+    return;
+  }
+  torch::manual_seed(4);
+  const auto gpu = torch::TensorOptions().device(torch::kCUDA, 0);
+  const auto x = (torch::randn({8, 32, 40, 40}, gpu) * 2 + 1).to(torch::kHalf).contiguous(torch::MemoryFormat::ChannelsLast);
+  const auto upstream = torch::randn({8, 32, 40, 40}, gpu).to(torch::kHalf).contiguous(torch::MemoryFormat::ChannelsLast);
+  const auto cudnn = train_once(x, upstream, "");
+  const auto native = train_once(x, upstream, "native_batch_norm");
+  using libreyolo::test::relative_difference;
+  CHECK((native.y.scalar_type() == torch::kHalf));
+  CHECK(relative_difference(native.y, cudnn.y) < 2e-3);
+  CHECK(relative_difference(native.grad_x, cudnn.grad_x) < 5e-3);
+  CHECK(relative_difference(native.grad_weight, cudnn.grad_weight) < 1e-3);
+  CHECK(relative_difference(native.grad_bias, cudnn.grad_bias) < 1e-3);
+  CHECK(relative_difference(native.running_mean, cudnn.running_mean) < 1e-5);
+  CHECK(relative_difference(native.running_var, cudnn.running_var) < 1e-5);
+  CHECK(native.count.item<int64_t>() == 1);
+}
