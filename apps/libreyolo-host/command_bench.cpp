@@ -12,7 +12,8 @@
 //   bench fused  the same comparison between fused_kernels=off (measured for measured+names) and
 //                the given fused_kernels (both with the given cuda_graph), in one process so cuDNN
 //                picks the same algorithms.
-//   bench train  a real training run (a normal run folder); images/s excluding the first epoch.
+//   bench train  a real training run (a normal run folder); images/s excluding the first epoch;
+//                with device=0,1 one worker per GPU as `train` starts them (the run's images/s).
 
 #include <algorithm>
 #include <chrono>
@@ -25,6 +26,7 @@
 
 #include "commands.hpp"
 #include "host_setup.hpp"
+#include "rank_setup.hpp"
 #include "libreyolo/core/config/option_table.hpp"
 #include "libreyolo/core/data/cache/cache_mode.hpp"
 #include "libreyolo/core/data/cache/image_cache.hpp"
@@ -346,21 +348,30 @@ int bench_comparison(const Args& args, const ComparisonNames& names, Comparison 
   return kExitOk;
 }
 
+// One process, or one rank of a launcher's run (rank 0 reports: every rank's images count, since
+// each trains as many as rank 0), or, with device=0,1 and no launcher, the launcher of one
+// `bench train` worker per GPU (docs/multi-gpu.md).
 int bench_train(const Args& args) {
   const auto run = resolve_model_run("bench train", args, core::config::bench_options());
-  const auto result = core::trainer::benchmark_train(make_train_request(run));
+  auto request = make_train_request(run);
+  take_rank_environment(request);
+  if (becomes_launcher(request)) return spawn_workers(request, {"bench", "train"}, args);
+  const auto result = core::trainer::benchmark_train(request);
+  if (!main_rank(request)) return kExitOk;
   const auto machine = core::util::machine_info();
   const std::string model = run.family->info.name + run.size;
+  const int ranks = request.ranks ? request.ranks->world_size : 1;
   std::cout << "bench train: " << model << " " << result.images_per_second << " images/s (epochs "
             << (result.outcome.epochs.size() > 1 ? "2.." : "1..") << result.outcome.epochs.size()
-            << ", training time only), wall " << result.wall_seconds << " s, run " << result.outcome.run.root.string()
-            << "\n";
+            << ", training time only" << (ranks > 1 ? ", " + std::to_string(ranks) + " ranks" : std::string())
+            << "), wall " << result.wall_seconds << " s, run " << result.outcome.run.root.string() << "\n";
   write_json(run.options.get_text("json"), [&](core::util::JsonWriter& json) {
     json.member("benchmark", "train")
         .member("model", model)
         .member_general("images_per_second", result.images_per_second)
         .member_general("wall_seconds", result.wall_seconds)
         .member("epochs", result.outcome.epochs.size())
+        .member("ranks", ranks)
         .member("run", result.outcome.run.root.string())
         .member("cpu", machine.cpu_model)
         .member("date", machine.date_utc);

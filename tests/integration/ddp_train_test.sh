@@ -12,11 +12,13 @@ common=(model=examplen data=$data imgsz=160 workers=1 seed=0 project=$work/runs 
 fail() { echo "FAILED: $*" >&2; for f in "$work"/*.log; do echo "--- $f"; tail -20 "$f"; done >&2; exit 1; }
 port=$((20000 + $$ % 20000))
 
-# Starts rank $1 of 2 in the background with the remaining arguments; its output goes to $log_prefix$1.log.
+# Starts rank $1 of 2 in the background with the remaining arguments; its output goes to
+# $log_prefix$1.log. The command is `train` unless $command says otherwise.
+command=(train)
 start_rank() {
   local rank=$1; shift
   RANK=$rank LOCAL_RANK=$rank WORLD_SIZE=2 MASTER_ADDR=127.0.0.1 MASTER_PORT=$port \
-    "$host" train "${common[@]}" device=cpu "$@" > "$log_prefix$rank.log" 2>&1 &
+    "$host" "${command[@]}" "${common[@]}" device=cpu "$@" > "$log_prefix$rank.log" 2>&1 &
 }
 
 # 1. Two ranks train two epochs at global batch 8 (4 per rank).
@@ -40,6 +42,20 @@ grep -q "sync_bn: [1-9][0-9]* BatchNorm layers normalise over the global batch" 
 grep -q "run folder:" train_rank1.log && fail "rank 1 reported a run folder: only rank 0 owns side effects"
 grep -q "^epoch " train_rank1.log && fail "rank 1 logged epochs: only rank 0 reports"
 echo "ok: 2 ranks over Gloo, one run folder, rank 0's results.csv has 2 rows"
+
+# 1b. `bench train` as two ranks: one run folder, rank 0 reports the run's images/s (both ranks'
+#     images) and says how many ranks; rank 1 reports nothing.
+log_prefix=bench_rank command=(bench train)
+start_rank 0 batch=8 epochs=2 eval_interval=2 name=bench_ddp; pid0=$!
+start_rank 1 batch=8 epochs=2 eval_interval=2 name=bench_ddp; pid1=$!
+wait $pid0 || fail "bench rank 0 exited"
+wait $pid1 || fail "bench rank 1 exited $?"
+grep -q "^bench train: examplen [0-9.e+]* images/s (epochs 2..2, training time only, 2 ranks), wall .*, run $work/runs/bench_ddp$" \
+  bench_rank0.log || fail "rank 0 printed no bench train line for 2 ranks"
+grep -q "bench train:" bench_rank1.log && fail "rank 1 printed a bench train line: only rank 0 reports"
+[ -s "$work/runs/bench_ddp/results.csv" ] || fail "bench train's run has no results.csv"
+command=(train)
+echo "ok: bench train as 2 ranks: rank 0 reports the run's images/s"
 
 # 2. A global batch that does not divide by the world size fails before any work, with the
 #    message docs/design.md#multi-gpu-training describes.

@@ -168,3 +168,15 @@ TEST_CASE("spawn: a batch the user gave is the workers' batch, with no decision 
   CHECK_FALSE(spawn.autobatched);
   CHECK(distributed::worker_decisions(spawn).empty());
 }
+
+TEST_CASE("spawn: bench train's workers run bench train, and the torchrun example says so") {
+  const auto family = spawnable_family();
+  const Args args = {"model=examplen", "data=d", "batch=32", "device=0,1"};
+  trainer::TrainRequest request;
+  request.config = config::make_train_config(resolve(args, config::bench_options()).options);
+  request.family = &family;
+  const auto spawn = trainer::make_spawn_request(request, args, {0, 1}, std::nullopt, {"bench", "train"});
+  CHECK(spawn.arguments == Args{"bench", "train", "model=examplen", "data=d", "batch=32", "device=0,1"});
+  CHECK(spawn.launcher_example ==
+        "torchrun --nproc_per_node=2 --no-python libreyolo-host bench train model=examplen data=d batch=32 device=0,1");
+}
