@@ -6,6 +6,7 @@
 #include <random>
 
 #include "libreyolo/core/data/loader/epoch_sampler.hpp"
+#include "libreyolo/core/distributed/rank_mean.hpp"
 #include "libreyolo/core/optim/accumulation.hpp"
 #include "training_state.hpp"
 
@@ -62,6 +63,8 @@ EpochResult train_one_epoch(TrainLoop& loop, const Hooks& hooks) {
   }
   EpochResult result;
   result.seconds = std::chrono::duration<double>(Clock::now() - start).count();
+  // The epoch's losses as the run's, not rank 0's shard's (every rank trained as many steps).
+  if (s.collectives) loop.loss_sums = distributed::mean_over_ranks(*s.collectives, loop.loss_sums);
   result.images = loop.images;
   result.losses = loop.running_means();
   return result;
