@@ -21,8 +21,10 @@ for sync in true false; do
   timeout 90 $H bench train model=yolo9s $c device=0,1 batch=128 sync_bn=$sync name=sync_$sync > $W/s.log 2>&1
   stamp "sync_bn=$sync: $(grep -E '^bench train:' $W/s.log | cut -c1-120)"
 done
-# A killed rank: rank 1's pid from its process table, SIGKILL 40 s in; the launcher's exit and message.
+# A killed rank: the process whose environment says RANK=1, SIGKILL 40 s in; the launcher's exit and message.
 (timeout 150 $H train model=yolo9s $c device=0,1 batch=128 epochs=20 name=killed > $OUT/killed.log 2>&1; echo "rc=$?" >> $OUT/killed.log) &
-sleep 40; victim=$(pgrep -f "libreyolo-host train model=yolo9s.*name=killed" | sort -n | tail -1); t0=$SECONDS
+sleep 40; victim=""
+for p in $(pgrep -f "name=killed"); do tr '\0' '\n' < /proc/$p/environ 2>/dev/null | grep -qx RANK=1 && victim=$p; done
+t0=$SECONDS
 kill -9 $victim; wait; stamp "killed pid $victim: launcher ended $((SECONDS - t0)) s later: $(tail -4 $OUT/killed.log | tr '\n' ' ' | cut -c1-300)"
 stamp "end"
