@@ -27,4 +27,13 @@ sleep 40; victim=""
 for p in $(pgrep -f "name=killed"); do tr '\0' '\n' < /proc/$p/environ 2>/dev/null | grep -qx RANK=1 && victim=$p; done
 t0=$SECONDS
 kill -9 $victim; wait; stamp "killed pid $victim: launcher ended $((SECONDS - t0)) s later: $(tail -4 $OUT/killed.log | tr '\n' ' ' | cut -c1-300)"
+# A stopped rank (alive, connections open): NCCL's watchdog or ddp_timeout=30 should end the run
+# with a message naming ddp_timeout, not hang; the launcher's exit and its last lines.
+(timeout 150 $H train model=yolo9s $c device=0,1 batch=128 epochs=20 ddp_timeout=30 name=stopped > $OUT/stopped.log 2>&1
+ echo "rc=$?" >> $OUT/stopped.log) &
+sleep 40; victim=""
+for p in $(pgrep -f "name=stopped"); do tr '\0' '\n' < /proc/$p/environ 2>/dev/null | grep -qx RANK=1 && victim=$p; done
+t0=$SECONDS; kill -STOP $victim; wait
+stamp "stopped pid $victim: launcher ended $((SECONDS - t0)) s later: $(tail -4 $OUT/stopped.log | tr '\n' ' ' | cut -c1-300)"
+kill -9 $victim 2>/dev/null
 stamp "end"
