@@ -6,19 +6,19 @@
 source .gpu/common.sh
 stamp "start"
 N=$(nvidia-smi -L | wc -l); ALL=$(seq -s, 0 $((N - 1)))
-c="data=$W/coco128x8/data.yaml imgsz=640 workers=8 cache=ram project=/tmp/runs epochs=3 val=false"
+c="data=$W/coco128x8/data.yaml imgsz=640 workers=8 cache=ram project=/tmp/runs val=false"
 for model in yolo9s yoloxs; do
   [ $SECONDS -lt 330 ] || break
-  timeout 90 $H bench train model=$model $c device=0 batch=64 name=one_$model > $W/b1.log 2>&1
+  timeout 90 $H bench train model=$model $c epochs=3 device=0 batch=64 name=one_$model > $W/b1.log 2>&1
   one=$(grep -oE '^bench train: [^ ]+ [0-9.]+' $W/b1.log | awk '{print $4}')
-  timeout 120 $H bench train model=$model $c device=$ALL batch=$((64 * N)) name=all_$model > $W/bn.log 2>&1
+  timeout 120 $H bench train model=$model $c epochs=3 device=$ALL batch=$((64 * N)) name=all_$model > $W/bn.log 2>&1
   all=$(grep -oE '^bench train: [^ ]+ [0-9.]+' $W/bn.log | awk '{print $4}')
   stamp "$model: 1 GPU $one, $N GPUs $all images/s: efficiency $(python3 -c "print(round($all / ($N * $one), 3))" 2>/dev/null)"
   cat $W/b1.log $W/bn.log >> $OUT/scaling.log
 done
 for sync in true false; do
   [ $SECONDS -lt 420 ] || break
-  timeout 90 $H bench train model=yolo9s $c device=0,1 batch=128 sync_bn=$sync name=sync_$sync > $W/s.log 2>&1
+  timeout 90 $H bench train model=yolo9s $c epochs=3 device=0,1 batch=128 sync_bn=$sync name=sync_$sync > $W/s.log 2>&1
   stamp "sync_bn=$sync: $(grep -E '^bench train:' $W/s.log | cut -c1-120)"
 done
 # A killed rank: the process whose environment says RANK=1, SIGKILL 40 s in; the launcher's exit and message.
