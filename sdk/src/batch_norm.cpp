@@ -33,16 +33,14 @@ torch::Tensor BatchNorm2dImpl::forward(const torch::Tensor& input) {
   if (!counts || !options.momentum()) return torch::nn::BatchNorm2dImpl::forward(input);
   _check_input_dim(input);
   count_batch(num_batches_tracked);
-  if (fused_kernel_allowed("native_batch_norm")) {
-    // PyTorch's own BatchNorm kernels instead of cuDNN's (which make a memset per call each way
-    // and take 8-9 us on a step's small maps): a candidate measured against cuDNN's in the step.
-    TORCH_CHECK(input.numel() / input.size(1) > 1, "Expected more than 1 value per channel when training, got input size ",
-                input.sizes());
-    return torch::batch_norm(input, weight, bias, running_mean, running_var, /*training=*/true, *options.momentum(),
-                             options.eps(), /*cudnn_enabled=*/false);
-  }
-  return torch::nn::functional::detail::batch_norm(input, running_mean, running_var, weight, bias, /*training=*/true,
-                                                   *options.momentum(), options.eps());
+  // torch::nn::functional::batch_norm's own check and call, with cuDNN left out under
+  // native_batch_norm: PyTorch's own BatchNorm kernels instead of cuDNN's (which make a memset per
+  // call each way and take 8-9 us on a step's small maps), a candidate measured in the step.
+  TORCH_CHECK(input.size(0) * input.size(2) * input.size(3) != 1,
+              "Expected more than 1 value per channel when training, got input size ", input.sizes());
+  const bool cudnn = at::globalContext().userEnabledCuDNN() && !fused_kernel_allowed("native_batch_norm");
+  return torch::batch_norm(input, weight, bias, running_mean, running_var, /*training=*/true, *options.momentum(),
+                           options.eps(), cudnn);
 }
 
 void BatchNorm2dImpl::set_synchronizer(std::shared_ptr<BatchNormSynchronizer> synchronizer) {
