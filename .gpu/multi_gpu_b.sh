@@ -1,6 +1,6 @@
 # Issue #22's second call (warm, right after multi_gpu_a.sh): scaling efficiency at batch 64 per GPU
 # (bench train, 1 GPU then all GPUs of the machine; YOLOv9-s and YOLOX-s), sync_bn's cost (2 GPUs
-# on and off), a killed rank (SIGKILL to rank 1: the launcher should end the run within 60 s naming
+# on and off), the all-reduce's overlap with backward (rank 0's profile, twenty-seventh session), a killed rank (SIGKILL to rank 1: the launcher should end the run within 60 s naming
 # it) and a stopped one (SIGSTOP with ddp_timeout=30: a message, not a hang). Written in the
 # twenty-sixth session, not yet run.
 source .gpu/common.sh
@@ -21,6 +21,13 @@ for sync in true false; do
   timeout 90 $H bench train model=yolo9s $c epochs=3 device=0,1 batch=128 sync_bn=$sync name=sync_$sync > $W/s.log 2>&1
   stamp "sync_bn=$sync: $(grep -E '^bench train:' $W/s.log | cut -c1-120)"
 done
+# The gradient all-reduce beside backward: rank 0's profile (sync_bn off, so that its NCCL line
+# holds the gradient buckets alone) says how much of the NCCL time ran beside other kernels.
+if [ $SECONDS -lt 440 ]; then
+  timeout 100 $H train model=yolo9s $c device=0,1 batch=128 epochs=3 sync_bn=false profile=true profile_skip=4 \
+    profile_steps=8 name=overlap > $OUT/overlap.log 2>&1
+  stamp "overlap: $(grep -E 'NCCL  |GPU busy' $OUT/overlap.log | tr '\n' ' ' | cut -c1-300)"
+fi
 # A killed rank: the process whose environment says RANK=1, SIGKILL 40 s in; the launcher's exit and message.
 (timeout 150 $H train model=yolo9s $c device=0,1 batch=128 epochs=20 name=killed > $OUT/killed.log 2>&1; echo "rc=$?" >> $OUT/killed.log) &
 sleep 40; victim=""

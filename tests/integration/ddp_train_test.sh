@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Multi-process training through the CLI on the CPU (Gloo): two ranks started the way torchrun
 # starts them (RANK, LOCAL_RANK, WORLD_SIZE, MASTER_ADDR, MASTER_PORT), then the checks that need
-# no GPU: one run folder, rank 0's side effects only, the non-divisible batch message, the
+# no GPU: one run folder, rank 0's side effects only (its profile too), the non-divisible batch message, the
 # recursion guard, a killed rank ending its peer promptly, and a stopped rank ending it after ddp_timeout.
 # Usage: ddp_train_test.sh HOST SOURCE_DIR WORK_DIR
 set -euo pipefail
@@ -21,10 +21,11 @@ start_rank() {
     "$host" "${command[@]}" "${common[@]}" device=cpu "$@" > "$log_prefix$rank.log" 2>&1 &
 }
 
-# 1. Two ranks train two epochs at global batch 8 (4 per rank).
+# 1. Two ranks train two epochs at global batch 8 (4 per rank), rank 0 profiled (2 of its 4 steps).
 log_prefix=train_rank
-start_rank 0 batch=8 epochs=2 eval_interval=1 name=ddp; pid0=$!
-start_rank 1 batch=8 epochs=2 eval_interval=1 name=ddp; pid1=$!
+profile=(profile=true profile_skip=1 profile_steps=2)
+start_rank 0 batch=8 epochs=2 eval_interval=1 name=ddp "${profile[@]}"; pid0=$!
+start_rank 1 batch=8 epochs=2 eval_interval=1 name=ddp "${profile[@]}"; pid1=$!
 if ! wait $pid0; then
   # A build without Gloo (e.g. against a pip LibTorch, which ships no Gloo headers) cannot run
   # CPU ranks: skip, as ctest's SKIP_RETURN_CODE says.
@@ -41,7 +42,11 @@ grep -q "distributed: 2 ranks, global batch 8 = 2 x 4 per rank" train_rank0.log 
 grep -q "sync_bn: [1-9][0-9]* BatchNorm layers normalise over the global batch" train_rank0.log || fail "sync_bn was not applied"
 grep -q "run folder:" train_rank1.log && fail "rank 1 reported a run folder: only rank 0 owns side effects"
 grep -q "^epoch " train_rank1.log && fail "rank 1 logged epochs: only rank 0 reports"
-echo "ok: 2 ranks over Gloo, one run folder, rank 0's results.csv has 2 rows"
+grep -q "profile=true: rank 0 of 2 is measured" train_rank0.log || fail "rank 0 did not say it is the one profiled"
+[ -s "$run/prof/profile.json" ] || fail "rank 0 wrote no profile"
+grep -q '"phase": "grad_sync"' "$run/prof/profile.json" || fail "the profile's steps have no grad_sync phase"
+grep -qi "profile" train_rank1.log && fail "rank 1 said something about the profile: rank 0 alone is measured"
+echo "ok: 2 ranks over Gloo, one run folder, rank 0's results.csv has 2 rows, rank 0's profile"
 
 # 1b. `bench train` as two ranks: one run folder, rank 0 reports the run's images/s (both ranks'
 #     images) and says how many ranks; rank 1 reports nothing.

@@ -88,6 +88,11 @@ ProfileReport read_report(const YAML::Node& root) {
   for (const auto& k : kernels["by_name"]) {
     r.kernels.push_back({k["name"].as<std::string>(), k["count"].as<std::int64_t>(), number(k["total_us"])});
   }
+  if (const auto communication = root["communication"]) {  // distributed runs over NCCL only
+    r.communication_kernels_per_step = number(communication["kernels_per_step"]);
+    r.communication_ms_per_step = number(communication["ms_per_step"]);
+    r.communication_overlapped_ms_per_step = number(communication["overlapped_ms_per_step"]);
+  }
   r.steps = read_steps(root["steps"]);
   return r;
 }

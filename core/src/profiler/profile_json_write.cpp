@@ -120,6 +120,16 @@ void write_kernels(util::JsonWriter& json, const ProfileReport& r, std::size_t l
   json.end_object();
 }
 
+// Distributed runs over NCCL only: a single-GPU or CPU profile has no such member.
+void write_communication(util::JsonWriter& json, const ProfileReport& r) {
+  if (r.communication_kernels_per_step <= 0) return;
+  json.key("communication").begin_object();
+  json.member("kernels_per_step", r.communication_kernels_per_step, kMs);
+  json.member("ms_per_step", r.communication_ms_per_step, kMs);
+  json.member("overlapped_ms_per_step", r.communication_overlapped_ms_per_step, kMs);
+  json.end_object();
+}
+
 }  // namespace
 
 void write_profile_json(std::ostream& out, const ProfileReport& r) {
@@ -135,6 +145,7 @@ void write_profile_json(std::ostream& out, const ProfileReport& r) {
   write_memory(json, r);
   write_phase_breakdown(json, r.steps);
   write_kernels(json, r, r.kernels.size());
+  write_communication(json, r);
   write_steps(json, r.steps);
   json.end_object();
 }
@@ -150,6 +161,7 @@ void write_profile_summary_json(std::ostream& out, const ProfileReport& r) {
   write_memory(json, r);
   write_phase_breakdown(json, r.steps);
   write_kernels(json, r, kSummaryKernels);
+  write_communication(json, r);
   json.end_object();
 }
 

@@ -26,6 +26,17 @@ std::string join(const std::vector<std::string>& parts, const char* separator) {
   return text;
 }
 
+// A distributed run over NCCL: how much of the communication other kernels hid (empty otherwise).
+// sync_bn's statistics are NCCL kernels too, and sit on the critical path by nature.
+std::string communication_line(const ProfileReport& r) {
+  if (r.communication_kernels_per_step <= 0) return "";
+  const double total = r.communication_ms_per_step, overlapped = r.communication_overlapped_ms_per_step;
+  return format("  NCCL        %.2f ms a step on the GPU (%.0f kernels: the gradient buckets, and sync_bn's "
+                "statistics when on), %s of it beside other kernels, %.2f ms exposed\n",
+                total, r.communication_kernels_per_step, percent(total > 0 ? overlapped / total : 0).c_str(),
+                total - overlapped);
+}
+
 }  // namespace
 
 std::string format_summary(const ProfileReport& r) {
@@ -44,6 +55,7 @@ std::string format_summary(const ProfileReport& r) {
   } else {
     text += std::string("  GPU busy    - (") + (m.accelerator ? "no kernel timeline" : "no accelerator") + ")\n";
   }
+  text += communication_line(r);
   text += "  data wait   " + percent(m.data_wait_share) + " of the step\n";
   if (r.device_total_gb > 0) {
     text += format("  memory      %.2f of %.2f GB reserved (%s), %lld allocator retries\n", r.reserved_gb,

@@ -4,6 +4,7 @@
 #include <exception>
 
 #include "libreyolo/core/log/log.hpp"
+#include "libreyolo/core/profiler/communication_overlap.hpp"
 #include "libreyolo/core/profiler/profile_artifacts.hpp"
 #include "libreyolo/core/profiler/report_text.hpp"
 #include "libreyolo/core/profiler/window_measures.hpp"
@@ -37,6 +38,13 @@ std::string map_kernels_to_window(std::vector<DeviceEvent>& kernels, double orig
   }
   for (auto& k : kernels) k.start_us -= shift;
   return clock;
+}
+
+void record_communication(ProfileReport& r, const CommunicationOverlap& overlap) {
+  if (overlap.steps == 0) return;
+  r.communication_ms_per_step = overlap.communication_us / 1000.0 / overlap.steps;
+  r.communication_overlapped_ms_per_step = overlap.overlapped_us / 1000.0 / overlap.steps;
+  r.communication_kernels_per_step = static_cast<double>(overlap.kernels) / overlap.steps;
 }
 
 }  // namespace
@@ -162,6 +170,7 @@ ProfileReport TrainingProfiler::build_report() {
   const auto summary = summarize(kernels_);
   r.kernel_events = summary.events;
   r.kernel_busy_us = busy_within_steps_us(steps_, kernels_);
+  record_communication(r, communication_overlap(steps_, kernels_));
   r.kernels = summary.by_name;
   r.kernel_timeline = std::move(kernels_);
   kernels_.clear();

@@ -19,7 +19,8 @@ std::vector<Span> unsynchronized_spans(const std::vector<StepRecord>& steps) {
 
 }  // namespace
 
-double busy_within_steps_us(const std::vector<StepRecord>& steps, const std::vector<DeviceEvent>& kernels) {
+std::vector<DeviceEvent> clip_to_unsynchronized_steps(const std::vector<StepRecord>& steps,
+                                                      const std::vector<DeviceEvent>& kernels) {
   const auto spans = unsynchronized_spans(steps);
   std::vector<DeviceEvent> clipped;
   clipped.reserve(kernels.size());
@@ -27,10 +28,14 @@ double busy_within_steps_us(const std::vector<StepRecord>& steps, const std::vec
     const double end = k.start_us + k.duration_us;
     for (const auto& span : spans) {
       const double begin = std::max(k.start_us, span.begin_us), finish = std::min(end, span.end_us);
-      if (finish > begin) clipped.push_back({std::string(), begin, finish - begin});
+      if (finish > begin) clipped.push_back({k.name, begin, finish - begin});
     }
   }
-  return busy_time_us(std::move(clipped));
+  return clipped;
+}
+
+double busy_within_steps_us(const std::vector<StepRecord>& steps, const std::vector<DeviceEvent>& kernels) {
+  return busy_time_us(clip_to_unsynchronized_steps(steps, kernels));
 }
 
 WindowMeasures measure_window(const std::vector<StepRecord>& steps, const std::vector<DeviceEvent>& kernels,

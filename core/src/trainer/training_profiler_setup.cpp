@@ -48,12 +48,15 @@ TextPairs describe_environment(const DeviceProbe& probe) {
 
 std::unique_ptr<TrainingProfiler> make_training_profiler(const config::TrainConfig& config, const std::string& model,
                                                          const c10::Device& device,
-                                                         const std::filesystem::path& run_root, int world_size) {
+                                                         const std::filesystem::path& run_root, int rank,
+                                                         int world_size) {
   if (!config.profile) return nullptr;
   if (world_size > 1) {
-    log::warn("profile=true is ignored under distributed training (world_size=", world_size,
-              "): profile a single-GPU run instead");
-    return nullptr;
+    // One rank's view: its steps include waiting for the others, and its kernel timeline shows
+    // NCCL's collectives beside its own kernels. Measuring every rank would need one report each.
+    if (rank != 0) return nullptr;
+    log::info("profile=true: rank 0 of ", world_size, " is measured (its steps include the collectives; "
+              "the report's NCCL line says how much of them ran beside other kernels)");
   }
   auto probe = make_device_probe(device);
   ProfilerSettings settings;

@@ -79,6 +79,29 @@ TEST_CASE("profile.json reads back into the same report") {
   CHECK(format_kernels(back, 3) == format_kernels(original, 3));
 }
 
+TEST_CASE("a distributed profile's NCCL numbers read back and print one line; others have none") {
+  auto distributed = libreyolo::test::sample_report();
+  CHECK(format_summary(distributed).find("NCCL") == std::string::npos);
+  std::ostringstream single;
+  write_profile_summary_json(single, distributed);
+  CHECK_FALSE(YAML::Load(single.str())["communication"]);
+
+  distributed.communication_kernels_per_step = 12;
+  distributed.communication_ms_per_step = 4.0;
+  distributed.communication_overlapped_ms_per_step = 3.0;
+  const auto back = read_profile_json(write_to("distributed.json", distributed));
+  CHECK(back.communication_kernels_per_step == doctest::Approx(12));
+  CHECK(back.communication_ms_per_step == doctest::Approx(4.0));
+  CHECK(back.communication_overlapped_ms_per_step == doctest::Approx(3.0));
+  const auto text = format_summary(back);
+  CHECK(text == format_summary(distributed));
+  CHECK(text.find("NCCL        4.00 ms a step on the GPU (12 kernels") != std::string::npos);
+  CHECK(text.find("75.0% of it beside other kernels, 1.00 ms exposed") != std::string::npos);
+  std::ostringstream summary;
+  write_profile_summary_json(summary, distributed);
+  CHECK(YAML::Load(summary.str())["communication"]["overlapped_ms_per_step"].as<double>() == doctest::Approx(3.0));
+}
+
 TEST_CASE("a CPU profile reads back with no verdict") {
   ProfileReport cpu;
   cpu.skip = 1;

@@ -8,6 +8,7 @@
 #include <thread>
 
 #include "libreyolo/core/profiler/profile_json.hpp"
+#include "libreyolo/core/profiler/report_text.hpp"
 #include "libreyolo/core/profiler/training_profiler.hpp"
 #include "libreyolo/core/util/remove_tree.hpp"
 
@@ -52,8 +53,9 @@ double unix_us() {
   return std::chrono::duration<double, std::micro>(std::chrono::system_clock::now().time_since_epoch()).count();
 }
 
-// One training step as the trainer marks it; the device runs a 1 ms kernel during forward.
-void run_step(TrainingProfiler& p, ScriptedDevice& d, bool abandon = false) {
+// One training step as the trainer marks it; the device runs a 1 ms kernel during forward (and,
+// with `all_reduce`, a 2 ms NCCL kernel from its middle on: half of it beside the forward kernel).
+void run_step(TrainingProfiler& p, ScriptedDevice& d, bool abandon = false, bool all_reduce = false) {
   p.step_begins();
   p.phase_begins(StepPhase::data_wait);
   if (abandon) return;  // the loader had no batch left
@@ -61,7 +63,9 @@ void run_step(TrainingProfiler& p, ScriptedDevice& d, bool abandon = false) {
                            StepPhase::optimizer, StepPhase::ema, StepPhase::other}) {
     p.phase_begins(phase);
     if (phase == StepPhase::forward) {
-      d.kernels.push_back({"forward_kernel", unix_us(), 1000});
+      const double now = unix_us();
+      d.kernels.push_back({"forward_kernel", now, 1000});
+      if (all_reduce) d.kernels.push_back({"ncclDevKernel_AllReduce_Sum_f32_RING_LL", now + 500, 1000});
       std::this_thread::sleep_for(std::chrono::milliseconds(2));
     }
   }
@@ -139,6 +143,18 @@ TEST_CASE("on a CPU the profiler times phases and gives no verdict") {
   CHECK(report.verdict.kind == VerdictKind::none);
   CHECK(report.measures.step_wall_ms >= 2.0);
   CHECK(report.device_total_gb < 0);
+}
+
+TEST_CASE("a distributed step's NCCL kernels are reported with the share that ran beside the others") {
+  ScriptedDevice device;
+  TrainingProfiler profiler(settings("nccl", 0, 4), std::make_unique<ScriptedProbe>(device));
+  for (int i = 0; i < 4; ++i) run_step(profiler, device, false, /*all_reduce=*/true);
+  REQUIRE(profiler.finished());
+  const auto& report = profiler.report();
+  CHECK(report.communication_kernels_per_step == doctest::Approx(1));
+  CHECK(report.communication_ms_per_step == doctest::Approx(1.0).epsilon(0.01));
+  CHECK(report.communication_overlapped_ms_per_step == doctest::Approx(0.5).epsilon(0.01));
+  CHECK(format_report(report).find("50.0% of it beside other kernels") != std::string::npos);
 }
 
 TEST_CASE("allocator retries during the window count, earlier ones do not") {

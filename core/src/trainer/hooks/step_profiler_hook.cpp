@@ -35,8 +35,8 @@ class StepProfilerHook : public TrainHook {
 std::unique_ptr<TrainHook> step_profiler(const Session& s) {
 #ifndef LIBREYOLO_WITHOUT_STEP_PROFILER
   auto profiler = profiler::make_training_profiler(s.config, s.family->info.name + s.size, s.device, s.run.root,
-                                                   s.world_size);
-  if (!profiler) return nullptr;  // profile=false, or a distributed run (warned)
+                                                   s.rank, s.world_size);
+  if (!profiler) return nullptr;  // profile=false, or a rank other than 0
   return std::make_unique<StepProfilerHook>(std::move(profiler));
 #else
   // A build without the step profiler (LIBREYOLO_STEP_PROFILER=OFF), for measuring its cost.

@@ -55,6 +55,11 @@ struct ProfileReport {
   std::string kernel_clock;    // "unix" (Kineto's clock is the host's) or "realigned" (see report)
   std::vector<KernelTally> kernels;
   std::vector<DeviceEvent> kernel_timeline;  // artifacts only; profile.json keeps the tallies
+  // Distributed runs over NCCL: the communication kernels and how much of them ran beside
+  // computation (communication_overlap.hpp); all zero otherwise.
+  double communication_ms_per_step = 0;
+  double communication_overlapped_ms_per_step = 0;
+  double communication_kernels_per_step = 0;
 };
 
 // Mean time per step of every phase that ran, in StepPhase order.

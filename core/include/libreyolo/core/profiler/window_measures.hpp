@@ -10,6 +10,11 @@
 
 namespace libreyolo::core::profiler {
 
+// The kernels' parts that fall inside the unsynchronised steps' [start, start + wall) spans, names
+// kept (a kernel across two steps' boundary gives one piece per step).
+std::vector<DeviceEvent> clip_to_unsynchronized_steps(const std::vector<StepRecord>& steps,
+                                                      const std::vector<DeviceEvent>& kernels);
+
 // GPU busy time inside the unsynchronised steps: the union of kernel intervals, each clipped to
 // the steps' [start, start + wall) spans, so that work between steps (an epoch's validation
 // between two measured steps) does not count. Kernels in microseconds from the window origin.

@@ -1,6 +1,6 @@
 #pragma once
 // The trainer's one call: a TrainingProfiler for this run when profile=true, or null (profile
-// off, or a distributed run, which the profiler does not measure: one warning). Fills the
+// off, or a rank other than 0 of a distributed run: rank 0 alone is measured). Fills the
 // profile's config and environment from the run.
 //
 // It lives in trainer/ because it reads trainer types (config::TrainConfig): the profiler itself knows
@@ -20,6 +20,7 @@ namespace libreyolo::core::profiler {
 // `model` names family and size (yolo9s); artifacts go to <run_root>/prof.
 std::unique_ptr<TrainingProfiler> make_training_profiler(const config::TrainConfig& config, const std::string& model,
                                                          const c10::Device& device,
-                                                         const std::filesystem::path& run_root, int world_size);
+                                                         const std::filesystem::path& run_root, int rank,
+                                                         int world_size);
 
 }  // namespace libreyolo::core::profiler
