@@ -28,6 +28,13 @@ class GradientReadyHook final : public torch::autograd::FunctionPostHook {
   std::size_t index_;
 };
 
+// The tensor's elements in memory order, as a 1-D view: valid for a non-overlapping, dense
+// tensor (a parameter, or a gradient with its parameter's strides), whose elements fill one
+// stretch of its storage.
+torch::Tensor memory_order_view(const torch::Tensor& t) {
+  return t.as_strided({t.numel()}, {1}, t.storage_offset());
+}
+
 }  // namespace
 
 GradientSynchronizer::GradientSynchronizer(std::vector<torch::Tensor> parameters,
@@ -52,7 +59,15 @@ GradientSynchronizer::GradientSynchronizer(std::vector<torch::Tensor> parameters
   }
   for (auto& bucket : buckets_) {
     std::int64_t numel = 0;
-    for (auto i : bucket.parameters) numel += parameters_[i].numel();
+    for (auto i : bucket.parameters) {
+      const auto& p = parameters_[i];
+      if (!p.is_non_overlapping_and_dense()) {
+        throw Error("gradient synchronisation: parameter " + std::to_string(i) + " is not dense in memory",
+                    "its gradient could not be packed in its memory order", "make the parameter contiguous");
+      }
+      bucket.sizes.push_back(p.numel());
+      numel += p.numel();
+    }
     const auto& first = parameters_[bucket.parameters.front()];
     bucket.flat = torch::zeros({numel}, first.options().device(collectives_->device()));
   }
@@ -90,21 +105,37 @@ void GradientSynchronizer::launch_ready_buckets() {
   while (next_launch_ < buckets_.size() && buckets_[next_launch_].waiting == 0) launch(buckets_[next_launch_++]);
 }
 
+torch::Tensor GradientSynchronizer::packed_gradient(std::size_t i) const {
+  const auto& p = parameters_[i];
+  const auto& grad = p.grad();
+  // A parameter without a gradient this step (unused) contributes zeros, as on every rank.
+  if (!grad.defined()) return torch::zeros({p.numel()}, p.options());
+  if (grad.strides() == p.strides()) return memory_order_view(grad);
+  return memory_order_view(torch::empty_like(p).copy_(grad));  // another layout: the parameter's order
+}
+
 void GradientSynchronizer::launch(Bucket& bucket) {
   torch::NoGradGuard no_grad;
-  std::int64_t offset = 0;
-  for (auto i : bucket.parameters) {
-    const auto& p = parameters_[i];
-    auto slot = bucket.flat.narrow(0, offset, p.numel());
-    // A parameter without a gradient this step (unused) contributes zeros, as on every rank.
-    if (p.grad().defined()) {
-      slot.view(p.sizes()).copy_(p.grad());
-    } else {
-      slot.zero_();
-    }
-    offset += p.numel();
-  }
+  std::vector<torch::Tensor> gradients;
+  gradients.reserve(bucket.parameters.size());
+  for (auto i : bucket.parameters) gradients.push_back(packed_gradient(i));
+  torch::cat_out(bucket.flat, gradients, 0);
   bucket.pending = collectives_->start_all_reduce_sum(bucket.flat);
+}
+
+void GradientSynchronizer::unpack(Bucket& bucket, double inverse_world) {
+  std::vector<torch::Tensor> gradients;
+  gradients.reserve(bucket.parameters.size());
+  for (auto i : bucket.parameters) {
+    auto& p = parameters_[i];
+    // Without a gradient, or with another layout than the parameter's: a fresh one in the
+    // parameter's layout (e.g. channels-last), which the packed order describes.
+    if (!p.grad().defined() || p.grad().strides() != p.strides()) p.mutable_grad() = torch::empty_like(p);
+    gradients.push_back(memory_order_view(p.grad()));
+  }
+  // grad = 0 + average: one rounding, as multiplying and copying would give.
+  torch::_foreach_zero_(gradients);
+  torch::_foreach_add_(gradients, bucket.flat.split_with_sizes(bucket.sizes), inverse_world);
 }
 
 void GradientSynchronizer::finish() {
@@ -117,18 +148,7 @@ void GradientSynchronizer::finish() {
   for (auto& bucket : buckets_) {
     bucket.pending->wait();
     bucket.pending.reset();
-    bucket.flat.mul_(inverse_world);
-    std::int64_t offset = 0;
-    for (auto i : bucket.parameters) {
-      auto& p = parameters_[i];
-      auto average = bucket.flat.narrow(0, offset, p.numel()).view(p.sizes());
-      if (p.grad().defined()) {
-        p.mutable_grad().copy_(average);
-      } else {
-        p.mutable_grad() = torch::empty_like(p).copy_(average);  // the parameter's layout, e.g. channels-last
-      }
-      offset += p.numel();
-    }
+    unpack(bucket, inverse_world);
   }
   active_ = false;
 }

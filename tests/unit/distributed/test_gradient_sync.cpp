@@ -5,7 +5,10 @@
 
 #include <torch/torch.h>
 
+#include <ATen/record_function.h>
+
 #include <mutex>
+#include <string>
 
 #include "libreyolo/core/distributed/gradient_sync.hpp"
 #include "thread_collectives.hpp"
@@ -104,5 +107,119 @@ TEST_CASE("distributed: gradient accumulation synchronises on the window's last 
   for (std::size_t i = 1; i < expected.size(); ++i) {  // [0] is the unused parameter
     CHECK(torch::allclose(got[0][i], expected[i], 1e-6, 1e-7));
     CHECK(torch::allclose(got[1][i], expected[i], 1e-6, 1e-7));
+  }
+}
+
+namespace {
+
+// A convolution whose weight is stored channels-last (as the trainer stores them on CUDA).
+struct ChannelsLastConv : torch::nn::Module {
+  ChannelsLastConv() {
+    torch::manual_seed(11);
+    conv = register_module("conv", torch::nn::Conv2d(torch::nn::Conv2dOptions(3, 4, 3).bias(false)));
+    conv->weight.set_data(conv->weight.contiguous(torch::MemoryFormat::ChannelsLast));
+    scale = register_parameter("scale", torch::ones({4}));
+  }
+  torch::Tensor forward(const torch::Tensor& x) { return (conv->forward(x) * scale.view({1, 4, 1, 1})).pow(2).mean(); }
+  torch::nn::Conv2d conv{nullptr};
+  torch::Tensor scale;
+};
+
+const torch::Tensor& images() {
+  static const torch::Tensor x = [] {
+    torch::manual_seed(13);
+    return torch::randn({4, 3, 6, 6});
+  }();
+  return x;
+}
+
+// Calls of one operator on this thread while alive (CPU backward runs on the calling thread).
+class OperatorCounter {
+ public:
+  explicit OperatorCounter(const char* name) : name_(name) {
+    handle_ = at::addThreadLocalCallback(
+        at::RecordFunctionCallback(
+            [](const at::RecordFunction& fn) -> std::unique_ptr<at::ObserverContext> {
+              if (current_ && std::string(fn.name()) == current_->name_) ++current_->calls_;
+              return nullptr;
+            })
+            .scopes({at::RecordScope::FUNCTION}));
+    current_ = this;
+  }
+  ~OperatorCounter() {
+    at::removeCallback(handle_);
+    current_ = nullptr;
+  }
+  int calls() const { return calls_; }
+
+ private:
+  static thread_local OperatorCounter* current_;
+  std::string name_;
+  at::CallbackHandle handle_ = 0;
+  int calls_ = 0;
+};
+thread_local OperatorCounter* OperatorCounter::current_ = nullptr;
+
+}  // namespace
+
+TEST_CASE("distributed: a channels-last weight's gradient averages in its memory order and stays channels-last") {
+  ChannelsLastConv single;
+  single.forward(images().contiguous(torch::MemoryFormat::ChannelsLast)).backward();
+  const auto expected = single.conv->weight.grad().clone();
+  ThreadWorld world(2);
+  std::vector<torch::Tensor> got(2);
+  std::vector<std::shared_ptr<ChannelsLastConv>> models{std::make_shared<ChannelsLastConv>(),
+                                                         std::make_shared<ChannelsLastConv>()};
+  world.run([&](int rank, ThreadCollectives& collectives) {
+    auto& model = *models[static_cast<std::size_t>(rank)];
+    std::shared_ptr<ThreadCollectives> shared(&collectives, [](ThreadCollectives*) {});
+    GradientSynchronizer sync(model.parameters(), shared);
+    sync.prepare(true);
+    // The ranks' inputs in different layouts: whatever layout each gradient comes in, the
+    // bucket's order is the parameter's, the same on both ranks.
+    auto shard = images().narrow(0, rank * 2, 2);
+    if (rank == 0) shard = shard.contiguous(torch::MemoryFormat::ChannelsLast);
+    model.forward(shard).backward();
+    sync.finish();
+    got[static_cast<std::size_t>(rank)] = model.conv->weight.grad();
+  });
+  for (int rank = 0; rank < 2; ++rank) {
+    const auto& grad = got[static_cast<std::size_t>(rank)];
+    CHECK(torch::allclose(grad, expected, 1e-5, 1e-7));
+    CHECK(grad.strides() == models[0]->conv->weight.strides());
+    CHECK(grad.is_contiguous(torch::MemoryFormat::ChannelsLast));
+  }
+}
+
+TEST_CASE("distributed: packing and unpacking a bucket copies no parameter's gradient one by one") {
+  // Backward alone, then backward with the synchroniser: what the synchroniser adds, per rank.
+  ThreadWorld world(2);
+  std::vector<int> extra(2), parameters(2);
+  std::vector<std::shared_ptr<TwoLayers>> models{std::make_shared<TwoLayers>(), std::make_shared<TwoLayers>()};
+  world.run([&](int rank, ThreadCollectives& collectives) {
+    auto& model = *models[static_cast<std::size_t>(rank)];
+    const auto loss = [&] { return model.forward(batch().narrow(0, rank * 4, 4)).pow(2).mean(); };
+    int alone = 0;
+    {
+      OperatorCounter copies("aten::copy_");
+      loss().backward();
+      alone = copies.calls();
+    }
+    model.zero_grad(/*set_to_none=*/true);  // both backward passes start without gradients
+    std::shared_ptr<ThreadCollectives> shared(&collectives, [](ThreadCollectives*) {});
+    GradientSynchronizer sync(model.parameters(), shared);
+    OperatorCounter copies("aten::copy_");
+    sync.prepare(true);
+    loss().backward();
+    sync.finish();
+    extra[static_cast<std::size_t>(rank)] = copies.calls() - alone;
+    parameters[static_cast<std::size_t>(rank)] = static_cast<int>(model.parameters().size());
+  });
+  for (int rank = 0; rank < 2; ++rank) {
+    CAPTURE(rank);
+    REQUIRE(parameters[static_cast<std::size_t>(rank)] == 5);
+    // One bucket: at most the test collective's own result copy (and its sum's clone), where a
+    // copy per parameter each way would be 10.
+    CHECK(extra[static_cast<std::size_t>(rank)] <= 2);
   }
 }

@@ -5,12 +5,19 @@
 // all-reduce starts, so communication overlaps the rest of the backward pass. finish() waits
 // for the buckets and writes the average over ranks back into every .grad.
 //
+// A bucket holds its parameters' gradients one after the other, each in its parameter's memory
+// order (a channels-last weight's elements as memory holds them): a layout fixed at
+// construction, the same on every rank whatever its gradients look like. Packing is one
+// concatenation and unpacking two multi-tensor operations a bucket, not a copy per parameter
+// each way (YOLOv9-s has about 700 parameters: 1,400 small kernels a step otherwise).
+//
 // The loss is not scaled by the world size: averaging here is what keeps the effective learning
 // rate that of one process on the global batch.
 
 #include <torch/types.h>
 
 #include <cstddef>
+#include <cstdint>
 #include <memory>
 #include <mutex>
 #include <vector>
@@ -47,6 +54,7 @@ class GradientSynchronizer {
  private:
   struct Bucket {
     std::vector<std::size_t> parameters;  // indices into parameters_
+    std::vector<std::int64_t> sizes;      // their element counts, in the same order
     torch::Tensor flat;                   // every gradient of the bucket, one after the other
     std::size_t waiting = 0;              // gradients not yet ready this step
     std::unique_ptr<PendingCollective> pending;
@@ -54,6 +62,10 @@ class GradientSynchronizer {
 
   void launch_ready_buckets();  // in bucket order, so every rank issues the same sequence
   void launch(Bucket& bucket);
+  // Parameter i's gradient as a 1-D tensor in the parameter's memory order (zeros without one).
+  torch::Tensor packed_gradient(std::size_t i) const;
+  // Writes the bucket's average over the ranks into its parameters' .grad.
+  void unpack(Bucket& bucket, double inverse_world);
 
   std::vector<torch::Tensor> parameters_;
   std::vector<std::size_t> bucket_of_;
