@@ -1,5 +1,7 @@
 #include "global_batch_norm.hpp"
 
+#include "native_sync_batch_norm.hpp"
+
 #include <torch/torch.h>
 
 #include <string>
@@ -65,6 +67,10 @@ torch::Tensor GlobalBatchNorm::forward(torch::nn::BatchNorm2dImpl& layer, const 
                 "the batch variance of a single value is undefined",
                 "train with a batch of more than one image or a larger feature map");
   }
+
+  // On CUDA, PyTorch's synchronized-BatchNorm kernels (native_sync_batch_norm.hpp); the composed
+  // float32 operators below elsewhere (their CPU path, and the layers those kernels do not cover).
+  if (native_sync_batch_norm_applies(layer, input)) return native_sync_batch_norm(layer, input, collectives_);
 
   const auto dtype = at::promote_types(input.scalar_type(), torch::kFloat);
   const auto x = input.to(dtype);  // keeps the memory format: channels-last stays so

@@ -8,7 +8,9 @@
 // statistics) to keep S2 / n - (S1 / n)^2 from cancelling. One all-reduce of the packed
 // [S1, S2, n] per layer; mean = c + S1 / n, biased var = S2 / n - (S1 / n)^2. The all-reduce is
 // differentiable (its gradient is the all-reduce of the incoming gradient), so autograd derives
-// the exact synchronized gradient: that of the sum of every rank's loss.
+// the exact synchronized gradient: that of the sum of every rank's loss. That is the CPU's path
+// (and any layer PyTorch's synchronized-BatchNorm kernels do not cover); on CUDA those kernels
+// run instead (native_sync_batch_norm.hpp), with the same result within float32 rounding.
 
 #include <libreyolo/sdk/batch_norm.hpp>
 

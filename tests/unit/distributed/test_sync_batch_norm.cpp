@@ -77,28 +77,36 @@ struct Result {
   torch::Tensor output, input_grad, weight_grad, bias_grad;
 };
 
+// Where a comparison runs: the device, and the ranks' input type (float16: what autocast hands
+// a BatchNorm on CUDA; the reference then normalises the same rounded values in float32).
+struct Setting {
+  torch::Device device = torch::kCPU;
+  torch::Dtype input_type = torch::kFloat32;
+};
+
 // torch's own BatchNorm2d on the whole batch.
-Result reference_step(torch::nn::BatchNorm2d& layer, const Step& step) {
+Result reference_step(torch::nn::BatchNorm2d& layer, const Step& step, const Setting& setting) {
   layer->zero_grad();
-  auto x = step.input.clone().requires_grad_(true);
+  auto x = step.input.to(setting.input_type).to(setting.device, torch::kFloat32, false, /*copy=*/true).requires_grad_(true);
   auto y = layer->forward(x);
-  (y * step.upward).sum().backward();
-  return {y.detach(), x.grad(), layer->weight.grad().clone(), layer->bias.grad().clone()};
+  (y * step.upward.to(setting.device)).sum().backward();
+  return {y.detach().cpu(), x.grad().cpu(), layer->weight.grad().cpu(), layer->bias.grad().cpu()};
 }
 
 // One rank's share of the same step: its slice of the batch (channels-last if asked).
 Result rank_step(sdk::BatchNorm2d& layer, const Step& step, int rank, int world,
-                 bool channels_last) {
+                 bool channels_last, const Setting& setting) {
   const int64_t share = kBatch / world;
   layer->zero_grad();
-  auto x = step.input.narrow(0, rank * share, share).clone();
+  auto x = step.input.narrow(0, rank * share, share).to(setting.device, setting.input_type, false, /*copy=*/true);
   if (channels_last) x = x.contiguous(at::MemoryFormat::ChannelsLast);
   x.requires_grad_(true);
   auto y = layer->forward(x);
+  CHECK((y.scalar_type() == setting.input_type));
   if (channels_last) CHECK(y.is_contiguous(at::MemoryFormat::ChannelsLast));
-  (y * step.upward.narrow(0, rank * share, share)).sum().backward();
-  return {y.detach().contiguous(), x.grad().contiguous(), layer->weight.grad().clone(),
-          layer->bias.grad().clone()};
+  (y.to(torch::kFloat32) * step.upward.narrow(0, rank * share, share).to(setting.device)).sum().backward();
+  return {y.detach().contiguous().cpu().to(torch::kFloat32), x.grad().contiguous().cpu().to(torch::kFloat32),
+          layer->weight.grad().cpu(), layer->bias.grad().cpu()};
 }
 
 // The worst relative errors over a run, kept for one summary line per test.
@@ -111,8 +119,9 @@ struct Worst {
   }
 };
 
-// Trains `world` ranks for two steps against the full-batch reference and checks every step.
-Worst compare_with_full_batch(int world, bool channels_last) {
+// Trains `world` ranks for two steps against the full-batch reference and checks every step,
+// within `tolerance` (relative; float16 inputs round their outputs and gradients).
+Worst compare_with_full_batch(int world, bool channels_last, const Setting& setting = {}, double tolerance = 1e-5) {
   torch::manual_seed(7);
   torch::nn::BatchNorm2d reference(layer_options());
   randomize(*reference);
@@ -121,17 +130,19 @@ Worst compare_with_full_batch(int world, bool channels_last) {
   for (int r = 0; r < world; ++r) {
     layers.emplace_back(layer_options());
     copy_state(*reference, *layers.back());
+    layers.back()->to(setting.device);
     distributed::synchronize_batch_norm(*layers.back(), threads.rank(r));
   }
+  reference->to(setting.device);
 
   Worst worst;
   for (int s = 0; s < 2; ++s) {
     const auto step = make_step(5, 4);
-    const auto expected = reference_step(reference, step);
+    const auto expected = reference_step(reference, step, setting);
     std::vector<Result> ranks(static_cast<std::size_t>(world));
     threads.run([&](int rank, ThreadCollectives&) {
       ranks[static_cast<std::size_t>(rank)] = rank_step(layers[static_cast<std::size_t>(rank)], step, rank,
-                                                        world, channels_last);
+                                                        world, channels_last, setting);
     });
     std::vector<torch::Tensor> outputs, input_grads;
     auto weight_grad = torch::zeros({kChannels});
@@ -146,18 +157,18 @@ Worst compare_with_full_batch(int world, bool channels_last) {
     worst.input_grad = std::max(worst.input_grad, relative_error(torch::cat(input_grads), expected.input_grad));
     worst.weight_grad = std::max(worst.weight_grad, relative_error(weight_grad, expected.weight_grad));
     worst.bias_grad = std::max(worst.bias_grad, relative_error(bias_grad, expected.bias_grad));
-    CHECK(max_abs_error(torch::cat(outputs), expected.output) < 1e-5);
+    CHECK(max_abs_error(torch::cat(outputs), expected.output) < tolerance);
   }
   for (const auto& layer : layers) {
-    worst.running = std::max({worst.running, relative_error(layer->running_mean, reference->running_mean),
-                              relative_error(layer->running_var, reference->running_var)});
+    worst.running = std::max({worst.running, relative_error(layer->running_mean.cpu(), reference->running_mean.cpu()),
+                              relative_error(layer->running_var.cpu(), reference->running_var.cpu())});
     CHECK(layer->num_batches_tracked.item<int64_t>() == 2);
   }
-  CHECK(worst.output < 1e-5);
-  CHECK(worst.input_grad < 1e-5);
-  CHECK(worst.weight_grad < 1e-5);
-  CHECK(worst.bias_grad < 1e-5);
-  CHECK(worst.running < 1e-5);
+  CHECK(worst.output < tolerance);
+  CHECK(worst.input_grad < tolerance);
+  CHECK(worst.weight_grad < tolerance);
+  CHECK(worst.bias_grad < tolerance);
+  CHECK(worst.running < 1e-5);  // statistics are float32 either way
   // Two steps, each one all-reduce forward and one backward, on every rank.
   for (int r = 0; r < world; ++r) CHECK(threads.rank(r)->calls().all_reduce == 4);
   return worst;
@@ -206,6 +217,18 @@ TEST_CASE("channels-last shards give the same results and stay channels-last") {
 
 TEST_CASE("four ranks of two images each equal the whole batch") {
   compare_with_full_batch(4, false).print("world 4, contiguous");
+}
+
+// On CUDA the layers run PyTorch's synchronized-BatchNorm kernels (native_sync_batch_norm.hpp),
+// two threads of this process standing for the ranks on one GPU.
+TEST_CASE("on CUDA: two ranks on the synchronized-BatchNorm kernels equal the whole batch") {
+  if (!torch::cuda::is_available()) return;  // CUDA-only kernels: the CPU cases above cover the composed path
+  const Setting cuda{torch::kCUDA, torch::kFloat32};
+  compare_with_full_batch(2, false, cuda).print("CUDA, world 2, contiguous");
+  compare_with_full_batch(2, true, cuda).print("CUDA, world 2, channels-last");
+  compare_with_full_batch(4, true, cuda).print("CUDA, world 4, channels-last");
+  // Autocast's case: float16 activations, float32 parameters and statistics.
+  compare_with_full_batch(2, true, {torch::kCUDA, torch::kFloat16}, 2e-3).print("CUDA, world 2, float16");
 }
 
 TEST_CASE("a world of one equals torch's BatchNorm2d, for every option combination") {
