@@ -1,6 +1,8 @@
 # Issue #22's first call on a multi-GPU kind (cold; kind nvidia-h100-x2 or larger, carry .devkit and
 # .reference; written in the twenty-sixth session, not yet run). Build, the whole cuda ctest (the
-# session's), then the issue's commands: `train model=yolo9s device=0,1 batch=128` spawned by the
+# session's: since the twenty-seventh it includes sync_bn on PyTorch's synchronized-BatchNorm
+# kernels against torch's BatchNorm, two thread ranks on one GPU, and the buckets' packing
+# through NCCL), then the issue's commands: `train model=yolo9s device=0,1 batch=128` spawned by the
 # host and through torchrun (one run folder each, rank 0's checkpoint strictly into LibreYOLO's
 # model), and the loss against one GPU at the same global batch (20 optimizer steps, no
 # augmentation, sync_bn, AMP; the epoch's loss is the run's mean over the ranks). The scaling,
