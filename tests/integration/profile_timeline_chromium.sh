@@ -42,4 +42,6 @@ check_page "$cpu_page" cpu_timeline
 check_page "$work/gpu_timeline.html" gpu_timeline
 check_page "$work/gpu_merged_timeline.html" gpu_merged_timeline
 grep -q 'merged busy blocks' "$work/gpu_merged_timeline.dom" || fail "the merged page does not say it merged"
+grep -q 'of it beside other kernels' "$work/gpu_timeline.dom" || fail "the GPU page does not show the NCCL overlap"
+grep -q 'fill="#e07b39"' "$work/gpu_timeline.dom" || fail "the GPU page drew no NCCL kernel in orange"
 echo "profile_timeline_chromium: all passed"

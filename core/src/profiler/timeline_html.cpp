@@ -99,6 +99,9 @@ void write_page_data(std::ostream& out, const ProfileReport& r) {
   memory("device_total_gb", r.device_total_gb);
   json.member("skip", r.skip);
   json.member("first_half", r.first_half);
+  // Distributed runs over NCCL (0 otherwise): communication a step and the part beside other kernels.
+  json.member("communication_ms", r.communication_ms_per_step, 4);
+  json.member("communication_overlapped_ms", r.communication_overlapped_ms_per_step, 4);
   json.end_object();
   write_pairs(json, "config", r.config);
   write_pairs(json, "environment", r.environment);

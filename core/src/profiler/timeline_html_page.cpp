@@ -103,6 +103,10 @@ window.addEventListener('error', function (event) {
     number(String(m.alloc_retries), 'allocator retries');
   }
   number(fixed(m.synchronized_step_ms, 2) + ' ms', 'step time (synchronised half)');
+  if (m.communication_ms > 0) {
+    number(fixed(m.communication_ms, 2) + ' ms', 'NCCL a step (orange in the GPU lanes)');
+    number(pct(m.communication_overlapped_ms / m.communication_ms), 'of it beside other kernels');
+  }
 
   function legend(parent) {
     var row = add(parent, el('div', { 'class': 'legend' }));
@@ -175,13 +179,18 @@ window.addEventListener('error', function (event) {
                           fill: PHASE_COLORS[phaseName(p[0])] }, win), phaseName(p[0]) + ': ' + fixed(p[2], 3) + ' ms');
     });
   });
+  // NCCL's kernels (a distributed run's communication) in orange: their overlap with the others shows.
+  function kernelColour(r) {
+    if (r[3] >= 0 && k.names[r[3]].indexOf('nccl') === 0) return '#e07b39';
+    return r[3] < 0 ? '#2a5d8f' : (r[2] % 2 ? '#2a5d8f' : '#3b7dc4');
+  }
   if (k.rows.length) {
     for (var lane = 0; lane < lanes; ++lane) {
       svgEl('text', { x: 6, y: top + 2 * rowHeight + lane * laneHeight + 11 }, win).textContent = 'GPU lane ' + (lane + 1);
     }
     k.rows.forEach(function (r) {
       var rect = svgEl('rect', { x: wx(r[0]), y: top + 2 * rowHeight + r[2] * laneHeight, width: Math.max(0.5, r[1] / span * plot),
-                                 height: laneHeight - 3, fill: r[3] < 0 ? '#2a5d8f' : (r[2] % 2 ? '#2a5d8f' : '#3b7dc4') }, win);
+                                 height: laneHeight - 3, fill: kernelColour(r) }, win);
       if (k.rows.length <= 5000) {
         tip(rect, (r[3] < 0 ? (-r[3]) + ' kernels' : k.names[r[3]]) + ': ' + fixed(r[1] * 1000, 1) + ' us');
       }
