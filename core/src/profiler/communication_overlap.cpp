@@ -16,11 +16,12 @@ CommunicationOverlap communication_overlap(const std::vector<StepRecord>& steps,
     all.push_back(std::move(piece));
   }
   if (communication.empty()) return result;
-  // A kernel split across two steps' spans is two pieces; count kernels by their starts.
+  // Kernels are counted by where they start (one across two steps' boundary counts once).
   for (const auto& k : kernels) {
     if (!is_communication_kernel(k.name)) continue;
-    for (const auto& piece : communication) {
-      if (piece.start_us == k.start_us) {
+    for (const auto& step : steps) {
+      const double begin_us = step.start_ms * 1000.0, end_us = (step.start_ms + step.wall_ms) * 1000.0;
+      if (!step.synchronized && k.start_us >= begin_us && k.start_us < end_us) {
         ++result.kernels;
         break;
       }
