@@ -32,10 +32,7 @@ int main(int argc, char** argv) {
     }
   }
   // As a distributed run's report has them (communication_overlap.hpp): the page shows both.
-  const auto overlap = communication_overlap(r.steps, r.kernel_timeline);
-  r.communication_kernels_per_step = static_cast<double>(overlap.kernels) / overlap.steps;
-  r.communication_ms_per_step = overlap.communication_us / 1000.0 / overlap.steps;
-  r.communication_overlapped_ms_per_step = overlap.overlapped_us / 1000.0 / overlap.steps;
+  record_communication(r, communication_overlap(r.steps, r.kernel_timeline));
   r.measures = measure_window(r.steps, r.kernel_timeline, true, true);
   r.measures.reserved_fraction = 0.3;
   r.reserved_gb = 40;

@@ -18,19 +18,19 @@ CommunicationOverlap communication_overlap(const std::vector<StepRecord>& steps,
   if (communication.empty()) return result;
   // Kernels are counted by where they start (one across two steps' boundary counts once).
   for (const auto& k : kernels) {
-    if (!is_communication_kernel(k.name)) continue;
-    for (const auto& step : steps) {
-      const double begin_us = step.start_ms * 1000.0, end_us = (step.start_ms + step.wall_ms) * 1000.0;
-      if (!step.synchronized && k.start_us >= begin_us && k.start_us < end_us) {
-        ++result.kernels;
-        break;
-      }
-    }
+    if (is_communication_kernel(k.name) && starts_in_unsynchronized_step(steps, k.start_us)) ++result.kernels;
   }
   // |C ∩ K| = |C| + |K| - |C ∪ K|, each the union of its intervals.
   result.communication_us = busy_time_us(communication);
   result.overlapped_us = result.communication_us + busy_time_us(computation) - busy_time_us(std::move(all));
   return result;
+}
+
+void record_communication(ProfileReport& report, const CommunicationOverlap& overlap) {
+  if (overlap.steps == 0) return;
+  report.communication_ms_per_step = overlap.communication_us / 1000.0 / overlap.steps;
+  report.communication_overlapped_ms_per_step = overlap.overlapped_us / 1000.0 / overlap.steps;
+  report.communication_kernels_per_step = static_cast<double>(overlap.kernels) / overlap.steps;
 }
 
 }  // namespace libreyolo::core::profiler

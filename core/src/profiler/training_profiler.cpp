@@ -40,13 +40,6 @@ std::string map_kernels_to_window(std::vector<DeviceEvent>& kernels, double orig
   return clock;
 }
 
-void record_communication(ProfileReport& r, const CommunicationOverlap& overlap) {
-  if (overlap.steps == 0) return;
-  r.communication_ms_per_step = overlap.communication_us / 1000.0 / overlap.steps;
-  r.communication_overlapped_ms_per_step = overlap.overlapped_us / 1000.0 / overlap.steps;
-  r.communication_kernels_per_step = static_cast<double>(overlap.kernels) / overlap.steps;
-}
-
 }  // namespace
 
 TrainingProfiler::TrainingProfiler(ProfilerSettings settings, std::unique_ptr<DeviceProbe> probe)

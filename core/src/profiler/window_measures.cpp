@@ -34,6 +34,13 @@ std::vector<DeviceEvent> clip_to_unsynchronized_steps(const std::vector<StepReco
   return clipped;
 }
 
+bool starts_in_unsynchronized_step(const std::vector<StepRecord>& steps, double start_us) {
+  for (const auto& span : unsynchronized_spans(steps)) {
+    if (start_us >= span.begin_us && start_us < span.end_us) return true;
+  }
+  return false;
+}
+
 double busy_within_steps_us(const std::vector<StepRecord>& steps, const std::vector<DeviceEvent>& kernels) {
   return busy_time_us(clip_to_unsynchronized_steps(steps, kernels));
 }
@@ -58,17 +65,11 @@ WindowMeasures measure_window(const std::vector<StepRecord>& steps, const std::v
   if (!m.kernels_recorded) return m;
 
   m.utilization = std::min(1.0, busy_within_steps_us(steps, kernels) / (wall_ms * 1000.0));
-  // Kernels that started inside a measured step: the work the host launched (or queued) then.
-  const auto spans = unsynchronized_spans(steps);
   double started = 0, duration_us = 0;
   for (const auto& k : kernels) {
-    for (const auto& span : spans) {
-      if (k.start_us >= span.begin_us && k.start_us < span.end_us) {
-        ++started;
-        duration_us += k.duration_us;
-        break;
-      }
-    }
+    if (!starts_in_unsynchronized_step(steps, k.start_us)) continue;
+    ++started;
+    duration_us += k.duration_us;
   }
   m.kernels_per_step = started / m.steps;
   m.mean_kernel_us = started > 0 ? duration_us / started : 0;

@@ -34,4 +34,7 @@ bool is_communication_kernel(const std::string& name);
 CommunicationOverlap communication_overlap(const std::vector<StepRecord>& steps,
                                            const std::vector<DeviceEvent>& kernels);
 
+// The report's per-step communication numbers from a window's overlap (unchanged without steps).
+void record_communication(ProfileReport& report, const CommunicationOverlap& overlap);
+
 }  // namespace libreyolo::core::profiler

@@ -15,6 +15,10 @@ namespace libreyolo::core::profiler {
 std::vector<DeviceEvent> clip_to_unsynchronized_steps(const std::vector<StepRecord>& steps,
                                                       const std::vector<DeviceEvent>& kernels);
 
+// Whether a kernel starting at `start_us` began inside one of the unsynchronised steps: the
+// work the host launched (or queued) during a measured step.
+bool starts_in_unsynchronized_step(const std::vector<StepRecord>& steps, double start_us);
+
 // GPU busy time inside the unsynchronised steps: the union of kernel intervals, each clipped to
 // the steps' [start, start + wall) spans, so that work between steps (an epoch's validation
 // between two measured steps) does not count. Kernels in microseconds from the window origin.
