@@ -1,0 +1,21 @@
+# The twenty-eighth session's first call (cold; carry .devkit and .reference): build and the whole
+# cuda ctest at 11235d3 (session 27's CUDA sync-BatchNorm case and NCCL through the new bucket
+# packing, never yet run on a GPU), then as device time allows: native_batch_norm in the step
+# (PyTorch's BatchNorm kernels against cuDNN's and its memsets), the default YOLOv9-t step at
+# batch 8 (#21's fastest/busy <= 1.03x, not measured since the whole-step graph), and end to end
+# beside LibreYOLO.
+source .gpu/common.sh
+stamp "start"
+cold_start
+common="data=$W/coco128x8/data.yaml imgsz=640 workers=16 cache=ram device=0 project=/tmp/runs cuda_graph=true"
+for model in yolo9t yoloxs; do
+  [ $SECONDS -lt 330 ] || break
+  timeout 60 $H bench fused model=$model $common batch=16 steps=30 warmup=10 fused_kernels=measured+native_batch_norm > $OUT/fused_nbn_$model.txt 2>&1
+  stamp "fused native_batch_norm $model rc=$?: $(grep -E 'speedup|composed:|fused:' $OUT/fused_nbn_$model.txt | cut -c1-300)"
+done
+[ $SECONDS -lt 380 ] && { timeout 45 $H bench step model=yolo9t $common batch=8 steps=100 warmup=20 > $OUT/step8.txt 2>&1
+  stamp "step batch 8 rc=$?: $(grep -E 'fastest|busy|host' $OUT/step8.txt | head -6 | tr '\n' ' ' | cut -c1-400)"; }
+[ $SECONDS -lt 420 ] && { lib_trainbench yolo9t yolo9 t
+  timeout 45 $H bench train model=yolo9t $common batch=16 epochs=3 eval_interval=3 name=e2e > $W/t.log 2>&1
+  stamp "ours yolo9t rc=$?: $(grep -E 'bench train:' $W/t.log | cut -c1-200)"; }
+stamp "end"
