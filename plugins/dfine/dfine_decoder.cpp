@@ -6,7 +6,7 @@
 #include <cmath>
 #include <tuple>
 
-#include "aifi.hpp"
+#include "libreyolo/sdk/detr/transformer_encoder.hpp"
 #include "decoder_outputs.hpp"
 #include "libreyolo/sdk/batch_norm.hpp"
 #include "libreyolo/sdk/linear.hpp"
@@ -36,13 +36,13 @@ LayerStackImpl::LayerStackImpl(const DfineConfig& c, const torch::Tensor& up, co
   for (int64_t i = 0; i < c.num_decoder_layers; ++i) {
     DecoderLayer layer(c.decoder_hidden_dim, c.nhead, c.decoder_dim_feedforward, c.num_points);
     // LibreYOLO deep-copies one layer num_layers times: every layer starts with its weights.
-    if (i > 0) copy_parameters(*layers->ptr(0), *layer);
+    if (i > 0) sdk::detr::copy_parameters(*layers->ptr(0), *layer);
     layers->push_back(layer);
   }
   lqe_layers = register_module("lqe_layers", torch::nn::ModuleList());
   for (int64_t i = 0; i < c.num_decoder_layers; ++i) {
     Lqe lqe(kLqeTopK, kLqeHidden, kLqeLayers, c.reg_max);
-    if (i > 0) copy_parameters(*lqe_layers->ptr(0), *lqe);
+    if (i > 0) sdk::detr::copy_parameters(*lqe_layers->ptr(0), *lqe);
     lqe_layers->push_back(lqe);
   }
 }
@@ -70,18 +70,18 @@ DfineDecoderImpl::DfineDecoderImpl(const DfineConfig& config, int64_t num_classe
   decoder = register_module("decoder", LayerStack(config, up, reg_scale));
   denoising_class_embed = register_module(
       "denoising_class_embed", torch::nn::Embedding(torch::nn::EmbeddingOptions(num_classes + 1, d).padding_idx(num_classes)));
-  query_pos_head = register_module("query_pos_head", Mlp(4, 2 * d, d, 2));
+  query_pos_head = register_module("query_pos_head", sdk::detr::Mlp(4, 2 * d, d, 2));
   torch::nn::Sequential enc;
   enc->push_back("proj", sdk::Linear(d, d));
   enc->push_back("norm", torch::nn::LayerNorm(torch::nn::LayerNormOptions({d})));
   enc_output = register_module("enc_output", enc);
   enc_score_head = register_module("enc_score_head", sdk::Linear(d, num_classes));
-  enc_bbox_head = register_module("enc_bbox_head", Mlp(d, d, 4, 3));
+  enc_bbox_head = register_module("enc_bbox_head", sdk::detr::Mlp(d, d, 4, 3));
   dec_score_head = register_module("dec_score_head", torch::nn::ModuleList());
   for (int64_t i = 0; i < config.num_decoder_layers; ++i) dec_score_head->push_back(sdk::Linear(d, num_classes));
-  pre_bbox_head = register_module("pre_bbox_head", Mlp(d, d, 4, 3));
+  pre_bbox_head = register_module("pre_bbox_head", sdk::detr::Mlp(d, d, 4, 3));
   dec_bbox_head = register_module("dec_bbox_head", torch::nn::ModuleList());
-  for (int64_t i = 0; i < config.num_decoder_layers; ++i) dec_bbox_head->push_back(Mlp(d, d, 4 * (config.reg_max + 1), 3));
+  for (int64_t i = 0; i < config.num_decoder_layers; ++i) dec_bbox_head->push_back(sdk::detr::Mlp(d, d, 4 * (config.reg_max + 1), 3));
   reset_parameters();
 }
 
@@ -109,7 +109,7 @@ void DfineDecoderImpl::reset_parameters() {
   pre_bbox_head->zero_last();
   for (size_t i = 0; i < dec_score_head->size(); ++i) {
     dec_score_head[i]->as<sdk::Linear>()->bias.fill_(bias);
-    dec_bbox_head->ptr<MlpImpl>(i)->zero_last();
+    dec_bbox_head->ptr<sdk::detr::MlpImpl>(i)->zero_last();
   }
   torch::nn::init::xavier_uniform_(enc_output[0]->as<sdk::Linear>()->weight);
   torch::nn::init::xavier_uniform_(query_pos_head->layer(0)->weight);

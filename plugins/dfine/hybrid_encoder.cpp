@@ -52,11 +52,11 @@ HybridEncoderImpl::HybridEncoderImpl(const HybridEncoderOptions& options) : opti
     input_proj->push_back(input_proj_.back().ptr());
   }
   auto encoder = register_module("encoder", torch::nn::ModuleList());
-  const AifiLayerOptions layer{options.hidden_dim, options.nhead, options.dim_feedforward};
+  const sdk::detr::TransformerEncoderLayerOptions layer{options.hidden_dim, options.nhead, options.dim_feedforward};
   for (size_t i = 0; i < options.use_encoder_idx.size(); ++i) {
-    encoders_.push_back(add(encoder, std::make_shared<Aifi>(layer, options.num_encoder_layers)));
+    encoders_.push_back(add(encoder, std::make_shared<sdk::detr::TransformerEncoder>(layer, options.num_encoder_layers)));
     // Deep copies of one layer in LibreYOLO: every encoder starts from the same weights.
-    if (i > 0) copy_parameters(*encoders_.front(), *encoders_.back());
+    if (i > 0) sdk::detr::copy_parameters(*encoders_.front(), *encoders_.back());
   }
   build_ccff();
 }
@@ -90,7 +90,7 @@ torch::Tensor HybridEncoderImpl::position_embedding(int64_t h, int64_t w, const 
     if (cached.h == h && cached.w == w && cached.device == like.device() && cached.dtype == like.scalar_type())
       return cached.value;
   // LibreYOLO builds it in float32 and casts to the features' dtype when adding it.
-  auto value = sincos_position_embedding_2d(w, h, options_.hidden_dim, options_.pe_temperature, like.device())
+  auto value = sdk::detr::sincos_position_embedding_2d(w, h, options_.hidden_dim, options_.pe_temperature, like.device())
                    .to(like.scalar_type());
   embeddings_.push_back({h, w, like.device(), like.scalar_type(), value});
   return value;

@@ -19,7 +19,7 @@
 #include <memory>
 #include <vector>
 
-#include "aifi.hpp"
+#include "libreyolo/sdk/detr/transformer_encoder.hpp"
 #include "conv_norm.hpp"
 #include "elan_blocks.hpp"
 
@@ -66,7 +66,7 @@ class HybridEncoderImpl : public torch::nn::Module {
 
   HybridEncoderOptions options_;
   std::vector<torch::nn::Sequential> input_proj_;
-  std::vector<std::shared_ptr<Aifi>> encoders_;
+  std::vector<std::shared_ptr<sdk::detr::TransformerEncoder>> encoders_;
   std::vector<std::shared_ptr<ConvNormLayer>> lateral_convs_;
   std::vector<std::shared_ptr<SCDown>> downsample_convs_;
   std::vector<std::shared_ptr<RepNCSPELAN4>> fpn_blocks_, pan_blocks_;

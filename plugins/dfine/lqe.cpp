@@ -5,7 +5,7 @@
 namespace libreyolo::dfine {
 
 LqeImpl::LqeImpl(int64_t k, int64_t hidden_dim, int64_t num_layers, int64_t reg_max) : k_(k), reg_max_(reg_max) {
-  reg_conf = register_module("reg_conf", Mlp(4 * (k + 1), hidden_dim, 1, num_layers));
+  reg_conf = register_module("reg_conf", sdk::detr::Mlp(4 * (k + 1), hidden_dim, 1, num_layers));
   reg_conf->zero_last();
 }
 

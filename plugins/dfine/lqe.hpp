@@ -10,7 +10,7 @@
 
 #include <cstdint>
 
-#include "mlp.hpp"
+#include "libreyolo/sdk/detr/mlp.hpp"
 
 namespace libreyolo::dfine {
 
@@ -21,7 +21,7 @@ class LqeImpl : public torch::nn::Module {
   // scores [B, Q, C], corners [B, Q, 4 * (reg_max + 1)] logits -> scores + quality [B, Q, C].
   torch::Tensor forward(const torch::Tensor& scores, const torch::Tensor& corners);
 
-  Mlp reg_conf{nullptr};
+  sdk::detr::Mlp reg_conf{nullptr};
 
  private:
   int64_t k_, reg_max_;

@@ -36,7 +36,7 @@ DfineDecoderImpl::LayerOutputs DfineDecoderImpl::run_layers(torch::Tensor output
       reference = result.pre_boxes.detach();
     }
     const auto head_input = previous_output.defined() ? output + previous_output : output;
-    auto corners = dec_bbox_head->ptr<MlpImpl>(index)->forward(head_input);
+    auto corners = dec_bbox_head->ptr<sdk::detr::MlpImpl>(index)->forward(head_input);
     if (previous_corners.defined()) corners = corners + previous_corners;
     const auto refined =
         sdk::detr::distance_to_box(reference, sdk::detr::integrate_distribution(corners, project), reg_scale);

@@ -18,7 +18,7 @@
 
 #include "conv_norm.hpp"
 #include "rep_blocks.hpp"
-#include "transformer_encoder.hpp"
+#include "libreyolo/sdk/detr/transformer_encoder.hpp"
 
 namespace libreyolo::rtdetr {
 
@@ -64,7 +64,7 @@ class HybridEncoderImpl : public torch::nn::Module {
 
   HybridEncoderOptions options_;
   std::vector<torch::nn::Sequential> input_proj_;
-  std::vector<std::shared_ptr<TransformerEncoder>> encoders_;
+  std::vector<std::shared_ptr<sdk::detr::TransformerEncoder>> encoders_;
   std::vector<std::shared_ptr<ConvNormLayer>> lateral_convs_, downsample_convs_;
   std::vector<std::shared_ptr<CSPRepLayer>> fpn_blocks_, pan_blocks_;
   std::vector<CachedEmbedding> embeddings_;

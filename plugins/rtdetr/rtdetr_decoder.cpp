@@ -6,7 +6,7 @@
 
 #include "decoder_outputs.hpp"
 #include "libreyolo/sdk/detr/query_anchors.hpp"
-#include "transformer_encoder.hpp"
+#include "libreyolo/sdk/detr/transformer_encoder.hpp"
 #include "libreyolo/sdk/batch_norm.hpp"
 #include "libreyolo/sdk/detr/box_ops.hpp"
 #include "libreyolo/sdk/losses/box_ops.hpp"
@@ -36,7 +36,7 @@ LayerStackImpl::LayerStackImpl(const RtdetrConfig& c) {
   for (int64_t i = 0; i < c.num_decoder_layers; ++i) {
     DecoderLayer layer(c.decoder_hidden_dim, c.nhead, c.decoder_dim_feedforward, c.num_levels, c.num_points);
     // LibreYOLO deep-copies one layer num_layers times: every layer starts with its weights.
-    if (i > 0) copy_parameters(*layers->ptr(0), *layer);
+    if (i > 0) sdk::detr::copy_parameters(*layers->ptr(0), *layer);
     layers->push_back(layer);
   }
 }
@@ -49,16 +49,16 @@ RtdetrDecoderImpl::RtdetrDecoderImpl(const RtdetrConfig& config, int64_t num_cla
   decoder = register_module("decoder", LayerStack(config));
   denoising_class_embed = register_module(
       "denoising_class_embed", torch::nn::Embedding(torch::nn::EmbeddingOptions(num_classes + 1, d).padding_idx(num_classes)));
-  query_pos_head = register_module("query_pos_head", Mlp(4, 2 * d, d, 2));
+  query_pos_head = register_module("query_pos_head", sdk::detr::Mlp(4, 2 * d, d, 2));
   enc_output = register_module("enc_output", torch::nn::Sequential(sdk::Linear(d, d),
                                                                     torch::nn::LayerNorm(torch::nn::LayerNormOptions({d}))));
   enc_score_head = register_module("enc_score_head", sdk::Linear(d, num_classes));
-  enc_bbox_head = register_module("enc_bbox_head", Mlp(d, d, 4, 3));
+  enc_bbox_head = register_module("enc_bbox_head", sdk::detr::Mlp(d, d, 4, 3));
   dec_score_head = register_module("dec_score_head", torch::nn::ModuleList());
   dec_bbox_head = register_module("dec_bbox_head", torch::nn::ModuleList());
   for (int64_t i = 0; i < config.num_decoder_layers; ++i) {
     dec_score_head->push_back(sdk::Linear(d, num_classes));
-    dec_bbox_head->push_back(Mlp(d, d, 4, 3));
+    dec_bbox_head->push_back(sdk::detr::Mlp(d, d, 4, 3));
   }
   reset_parameters();
 }
@@ -69,16 +69,11 @@ RtdetrDecoderImpl::RtdetrDecoderImpl(const RtdetrConfig& config, int64_t num_cla
 void RtdetrDecoderImpl::reset_parameters() {
   torch::NoGradGuard no_grad;
   const double bias = prior_bias();
-  auto zero_last = [](MlpImpl& mlp) {
-    auto last = mlp.layers[mlp.layers->size() - 1]->as<sdk::Linear>();
-    last->weight.zero_();
-    last->bias.zero_();
-  };
   enc_score_head->bias.fill_(bias);
-  zero_last(*enc_bbox_head);
+  enc_bbox_head->zero_last();
   for (size_t i = 0; i < dec_score_head->size(); ++i) {
     dec_score_head[i]->as<sdk::Linear>()->bias.fill_(bias);
-    zero_last(*dec_bbox_head->ptr<MlpImpl>(i));
+    dec_bbox_head->ptr<sdk::detr::MlpImpl>(i)->zero_last();
   }
   torch::nn::init::xavier_uniform_(enc_output[0]->as<sdk::Linear>()->weight);
   torch::nn::init::xavier_uniform_(query_pos_head->layers[0]->as<sdk::Linear>()->weight);
@@ -148,7 +143,7 @@ RtdetrDecoderImpl::LayerOutputs RtdetrDecoderImpl::run_layers(torch::Tensor outp
   auto reference_detached = reference;
   for (int64_t i = 0; i < config_.num_decoder_layers; ++i) {
     auto layer = decoder->layers->ptr<DecoderLayerImpl>(static_cast<size_t>(i));
-    auto bbox_head = dec_bbox_head->ptr<MlpImpl>(static_cast<size_t>(i));
+    auto bbox_head = dec_bbox_head->ptr<sdk::detr::MlpImpl>(static_cast<size_t>(i));
     auto score_head = dec_score_head[static_cast<size_t>(i)]->as<sdk::Linear>();
     const auto query_pos = query_pos_head(reference_detached);
     output = layer->forward(output, reference_detached.unsqueeze(2), memory, attn_mask, query_pos);

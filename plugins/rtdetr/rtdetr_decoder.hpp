@@ -28,7 +28,7 @@
 #include "libreyolo/sdk/detr/denoising.hpp"
 #include "libreyolo/sdk/detr/denoising_inputs.hpp"
 #include "libreyolo/sdk/targets.hpp"
-#include "mlp.hpp"
+#include "libreyolo/sdk/detr/mlp.hpp"
 #include "libreyolo/sdk/linear.hpp"
 
 namespace libreyolo::rtdetr {
@@ -96,10 +96,10 @@ class RtdetrDecoderImpl : public torch::nn::Module {
   torch::nn::ModuleList input_proj;
   LayerStack decoder{nullptr};
   torch::nn::Embedding denoising_class_embed{nullptr};
-  Mlp query_pos_head{nullptr};
+  sdk::detr::Mlp query_pos_head{nullptr};
   torch::nn::Sequential enc_output{nullptr};
   sdk::Linear enc_score_head{nullptr};
-  Mlp enc_bbox_head{nullptr};
+  sdk::detr::Mlp enc_bbox_head{nullptr};
   torch::nn::ModuleList dec_score_head, dec_bbox_head;
   std::map<std::tuple<std::vector<int64_t>, std::string, int>, sdk::detr::EncoderAnchors> anchor_cache_;
   NoiseSource noise_source_;

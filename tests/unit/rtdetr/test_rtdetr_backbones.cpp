@@ -15,7 +15,7 @@
 #include "presnet.hpp"
 #include "../deterministic_weights.hpp"
 #include "rtdetr_fixture.hpp"
-#include "transformer_encoder.hpp"
+#include "libreyolo/sdk/detr/transformer_encoder.hpp"
 
 namespace fixture = libreyolo::test::rtdetr;
 namespace backbones = libreyolo::sdk::backbones;
@@ -198,21 +198,7 @@ TEST_CASE("rtdetr backbones: init is LibreYOLO's (HGNetv2 kaiming normal for RT-
   CHECK(params["encoder.0.layers.0.self_attn.out_proj.bias"].abs().max().item<double>() == 0.0);
 }
 
-TEST_CASE("rtdetr backbones: the sin-cos position embedding is LibreYOLO's formula and is cached") {
-  // w = 2, h = 3, dim = 4: one frequency (omega = 1); token k has x = k / 3, y = k % 3.
-  const auto pe = libreyolo::rtdetr::sincos_position_embedding_2d(2, 3, 4, 10000.0, torch::kCPU);
-  REQUIRE(pe.sizes().vec() == std::vector<int64_t>{1, 6, 4});
-  for (int64_t k = 0; k < 6; ++k) {
-    const double x = static_cast<double>(k / 3), y = static_cast<double>(k % 3);
-    CHECK(pe[0][k][0].item<double>() == doctest::Approx(std::sin(x)));
-    CHECK(pe[0][k][1].item<double>() == doctest::Approx(std::cos(x)));
-    CHECK(pe[0][k][2].item<double>() == doctest::Approx(std::sin(y)));
-    CHECK(pe[0][k][3].item<double>() == doctest::Approx(std::cos(y)));
-  }
-  // dim 8: the second frequency is temperature^(-1/2).
-  const auto wide = libreyolo::rtdetr::sincos_position_embedding_2d(2, 2, 8, 10000.0, torch::kCPU);
-  CHECK(wide[0][3][1].item<double>() == doctest::Approx(std::sin(1.0 / 100.0)));
-
+TEST_CASE("rtdetr backbones: the encoder caches its sin-cos position embedding per size and dtype") {
   HybridEncoderOptions options;
   options.in_channels = {8, 16, 32};
   options.hidden_dim = 32;

@@ -1,12 +1,16 @@
-#include "mlp.hpp"
+#include "libreyolo/sdk/detr/mlp.hpp"
 
 #include <torch/torch.h>
 
-#include "libreyolo/sdk/linear.hpp"
+#include <stdexcept>
+#include <string>
 
-namespace libreyolo::dfine {
+namespace libreyolo::sdk::detr {
 
 MlpImpl::MlpImpl(int64_t input_dim, int64_t hidden_dim, int64_t output_dim, int64_t num_layers) {
+  if (num_layers < 1)
+    throw std::invalid_argument("DETR MLP: at least one layer is needed, got num_layers=" +
+                                std::to_string(num_layers));
   layers = register_module("layers", torch::nn::ModuleList());
   for (int64_t i = 0; i < num_layers; ++i) {
     const int64_t in = i == 0 ? input_dim : hidden_dim;
@@ -15,10 +19,12 @@ MlpImpl::MlpImpl(int64_t input_dim, int64_t hidden_dim, int64_t output_dim, int6
   }
 }
 
+sdk::Linear MlpImpl::layer(size_t i) const { return sdk::Linear(layers->ptr<sdk::LinearImpl>(i)); }
+
 torch::Tensor MlpImpl::forward(torch::Tensor x) {
   const auto n = layers->size();
   for (size_t i = 0; i < n; ++i) {
-    x = layers[i]->as<sdk::Linear>()->forward(x);
+    x = layer(i)->forward(x);
     if (i + 1 < n) x = torch::relu(x);
   }
   return x;
@@ -31,4 +37,4 @@ void MlpImpl::zero_last() {
   linear->bias.zero_();
 }
 
-}  // namespace libreyolo::dfine
+}  // namespace libreyolo::sdk::detr

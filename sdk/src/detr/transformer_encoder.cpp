@@ -1,13 +1,11 @@
-#include "aifi.hpp"
+#include "libreyolo/sdk/detr/transformer_encoder.hpp"
 
 #include <torch/torch.h>
 
 #include <stdexcept>
 #include <string>
 
-#include "libreyolo/sdk/linear.hpp"
-
-namespace libreyolo::dfine {
+namespace libreyolo::sdk::detr {
 
 torch::Tensor sincos_position_embedding_2d(int64_t w, int64_t h, int64_t dim, double temperature,
                                            const torch::Device& device) {
@@ -19,27 +17,34 @@ torch::Tensor sincos_position_embedding_2d(int64_t w, int64_t h, int64_t dim, do
                                 std::to_string(h) + ")");
   const auto options = torch::TensorOptions().dtype(torch::kFloat32).device(device);
   const int64_t quarter = dim / 4;
-  const auto omega = 1.0 / torch::pow(temperature, torch::arange(quarter, options) / static_cast<double>(quarter));
+  const auto frequency = 1.0 / torch::pow(temperature, torch::arange(quarter, options) / static_cast<double>(quarter));
   // meshgrid(arange(w), arange(h), indexing="ij") flattened: x varies slowest.
   const auto x = torch::arange(w, options).repeat_interleave(h);
   const auto y = torch::arange(h, options).repeat({w});
-  const auto out_x = x.unsqueeze(1) * omega.unsqueeze(0);
-  const auto out_y = y.unsqueeze(1) * omega.unsqueeze(0);
-  return torch::cat({out_x.sin(), out_x.cos(), out_y.sin(), out_y.cos()}, 1).unsqueeze(0);
+  const auto phase_x = x.unsqueeze(1) * frequency.unsqueeze(0);
+  const auto phase_y = y.unsqueeze(1) * frequency.unsqueeze(0);
+  return torch::cat({phase_x.sin(), phase_x.cos(), phase_y.sin(), phase_y.cos()}, 1).unsqueeze(0);
 }
 
-AifiLayer::AifiLayer(const AifiLayerOptions& options) {
-  self_attn_ = register_module("self_attn", sdk::detr::MultiheadAttention(options.d_model, options.nhead));
+TransformerEncoderLayer::TransformerEncoderLayer(const TransformerEncoderLayerOptions& options)
+    : dropout_(options.dropout) {
+  self_attn_ = register_module("self_attn", MultiheadAttention(options.d_model, options.nhead, options.dropout));
   linear1_ = register_module("linear1", sdk::Linear(options.d_model, options.dim_feedforward));
   linear2_ = register_module("linear2", sdk::Linear(options.dim_feedforward, options.d_model));
   norm1_ = register_module("norm1", torch::nn::LayerNorm(torch::nn::LayerNormOptions({options.d_model})));
   norm2_ = register_module("norm2", torch::nn::LayerNorm(torch::nn::LayerNormOptions({options.d_model})));
 }
 
-torch::Tensor AifiLayer::forward(const torch::Tensor& src, const torch::Tensor& pos_embed) {
+// No dropout kernel at all when the rate is 0 (every LibreYOLO DETR config): nothing to capture.
+torch::Tensor TransformerEncoderLayer::dropped(const torch::Tensor& t) const {
+  return dropout_ > 0.0 ? torch::dropout(t, dropout_, is_training()) : t;
+}
+
+torch::Tensor TransformerEncoderLayer::forward(const torch::Tensor& src, const torch::Tensor& pos_embed) {
   const auto query_key = src + pos_embed;
-  const auto x = norm1_->forward(src + self_attn_->forward(query_key, query_key, src));
-  return norm2_->forward(x + linear2_->forward(torch::gelu(linear1_->forward(x))));
+  const auto x = norm1_->forward(src + dropped(self_attn_->forward(query_key, query_key, src)));
+  const auto feedforward = linear2_->forward(dropped(torch::gelu(linear1_->forward(x))));
+  return norm2_->forward(x + dropped(feedforward));
 }
 
 void copy_parameters(const torch::nn::Module& from, torch::nn::Module& to) {
@@ -48,19 +53,19 @@ void copy_parameters(const torch::nn::Module& from, torch::nn::Module& to) {
   for (auto& item : to.named_parameters(/*recurse=*/true)) item.value().copy_(source[item.key()]);
 }
 
-Aifi::Aifi(const AifiLayerOptions& options, int64_t num_layers) {
+TransformerEncoder::TransformerEncoder(const TransformerEncoderLayerOptions& options, int64_t num_layers) {
   auto layers = register_module("layers", torch::nn::ModuleList());
   for (int64_t i = 0; i < num_layers; ++i) {
-    layers_.push_back(std::make_shared<AifiLayer>(options));
+    layers_.push_back(std::make_shared<TransformerEncoderLayer>(options));
     if (i > 0) copy_parameters(*layers_.front(), *layers_.back());
     layers->push_back(layers_.back());
   }
 }
 
-torch::Tensor Aifi::forward(const torch::Tensor& src, const torch::Tensor& pos_embed) {
+torch::Tensor TransformerEncoder::forward(const torch::Tensor& src, const torch::Tensor& pos_embed) {
   auto x = src;
   for (auto& layer : layers_) x = layer->forward(x, pos_embed);
   return x;
 }
 
-}  // namespace libreyolo::dfine
+}  // namespace libreyolo::sdk::detr
