@@ -19,7 +19,8 @@ namespace {
 double largest(const torch::Tensor& t) { return t.abs().max().item<double>(); }
 }  // namespace
 
-void check_same_step(const PreparedStep& got, const PreparedStep& want, double gradient_floor) {
+void check_same_step(const PreparedStep& got, const PreparedStep& want, double gradient_floor,
+                     double gradient_tolerance) {
   CHECK(got.loss == doctest::Approx(want.loss).epsilon(1e-5));
   for (std::size_t i = 0; i < want.outputs.size(); ++i) {
     INFO("output ", i);
@@ -38,7 +39,7 @@ void check_same_step(const PreparedStep& got, const PreparedStep& want, double g
     const double difference = largest(got.grads[i].second - wanted);
     INFO(name, ": largest |gradient| ", largest(wanted), ", largest difference ", difference);
     CHECK(got.grads[i].first == name);
-    CHECK(difference <= 1e-4 * std::max(largest(wanted), gradient_floor));
+    CHECK(difference <= gradient_tolerance * std::max(largest(wanted), gradient_floor));
   }
 }
 

@@ -55,7 +55,12 @@ Step train_step(const sdk::Targets& targets, Path path) {
 // Relative to the tensor's largest gradient, with a floor for gradients that are zero in
 // exact arithmetic: the LAB blocks' scale and bias before a BatchNorm sum a whole activation
 // to float noise of up to ~6e-7, which matrix products of another size round differently.
-void check_same(const Step& got, const Step& want) { libreyolo::test::check_same_step(got, want, 1e-2); }
+// 1e-3 relative, not RT-DETR's 1e-4: with two OpenMP threads (what ctest gives each test) the
+// padded step's decoder matrices (500 rows, not 498) split across the threads differently, and
+// on one Debian 12 host (2026-12-06) the first decoder layer's linear1 gradient came out 5.7e-4
+// of its largest value away (4.7e-5 at most on one thread). The loss and the outputs keep their
+// 1e-5 bounds, which a padding query leaking into the real ones would break.
+void check_same(const Step& got, const Step& want) { libreyolo::test::check_same_step(got, want, 1e-2, 1e-3); }
 
 }  // namespace
 
