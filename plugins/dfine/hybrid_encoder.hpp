@@ -19,6 +19,7 @@
 #include <memory>
 #include <vector>
 
+#include "libreyolo/sdk/detr/hybrid_encoder_flow.hpp"
 #include "libreyolo/sdk/detr/transformer_encoder.hpp"
 #include "conv_norm.hpp"
 #include "elan_blocks.hpp"
@@ -54,15 +55,7 @@ class HybridEncoderImpl : public torch::nn::Module {
   const HybridEncoderOptions& options() const { return options_; }
 
  private:
-  struct CachedEmbedding {
-    int64_t h, w;
-    torch::Device device;
-    torch::ScalarType dtype;
-    torch::Tensor value;
-  };
-
   void build_ccff();
-  torch::Tensor run_aifi(size_t encoder, const torch::Tensor& projected);
 
   HybridEncoderOptions options_;
   std::vector<torch::nn::Sequential> input_proj_;
@@ -70,7 +63,7 @@ class HybridEncoderImpl : public torch::nn::Module {
   std::vector<std::shared_ptr<ConvNormLayer>> lateral_convs_;
   std::vector<std::shared_ptr<SCDown>> downsample_convs_;
   std::vector<std::shared_ptr<RepNCSPELAN4>> fpn_blocks_, pan_blocks_;
-  std::vector<CachedEmbedding> embeddings_;
+  sdk::detr::PositionEmbeddingCache embeddings_;
 };
 TORCH_MODULE(HybridEncoder);
 

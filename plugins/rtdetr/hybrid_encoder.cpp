@@ -41,7 +41,8 @@ std::shared_ptr<Module> add(const std::shared_ptr<torch::nn::ModuleListImpl>& li
 
 }  // namespace
 
-HybridEncoderImpl::HybridEncoderImpl(const HybridEncoderOptions& options) : options_(options) {
+HybridEncoderImpl::HybridEncoderImpl(const HybridEncoderOptions& options)
+    : options_(options), embeddings_(options.hidden_dim, options.pe_temperature) {
   check_options(options);
   const int64_t hidden = options.hidden_dim;
   auto input_proj = register_module("input_proj", torch::nn::ModuleList());
@@ -82,21 +83,7 @@ HybridEncoderImpl::HybridEncoderImpl(const HybridEncoderOptions& options) : opti
 }
 
 torch::Tensor HybridEncoderImpl::position_embedding(int64_t h, int64_t w, const torch::Tensor& like) {
-  for (const auto& cached : embeddings_)
-    if (cached.h == h && cached.w == w && cached.device == like.device() && cached.dtype == like.scalar_type())
-      return cached.value;
-  // LibreYOLO builds it in float32 and casts to the features' dtype when adding it.
-  auto value = sdk::detr::sincos_position_embedding_2d(w, h, options_.hidden_dim, options_.pe_temperature, like.device())
-                   .to(like.scalar_type());
-  embeddings_.push_back({h, w, like.device(), like.scalar_type(), value});
-  return value;
-}
-
-torch::Tensor HybridEncoderImpl::run_aifi(size_t encoder, const torch::Tensor& projected) {
-  const auto n = projected.size(0), h = projected.size(2), w = projected.size(3);
-  const auto tokens = projected.flatten(2).permute({0, 2, 1});  // [N, H * W, C]
-  const auto memory = encoders_[encoder]->forward(tokens, position_embedding(h, w, tokens));
-  return memory.permute({0, 2, 1}).reshape({n, options_.hidden_dim, h, w}).contiguous();
+  return embeddings_.get(h, w, like);
 }
 
 std::vector<torch::Tensor> HybridEncoderImpl::forward(const std::vector<torch::Tensor>& feats) {
@@ -112,28 +99,15 @@ std::vector<torch::Tensor> HybridEncoderImpl::forward(const std::vector<torch::T
   if (options_.num_encoder_layers > 0) {
     for (size_t i = 0; i < options_.use_encoder_idx.size(); ++i) {
       const auto level = static_cast<size_t>(options_.use_encoder_idx[i]);
-      projected[level] = run_aifi(i, projected[level]);
+      projected[level] = sdk::detr::encode_map(*encoders_[i], projected[level], embeddings_);
     }
   }
-
-  // Top-down: inner[i] is level i's fused map; the coarser map passes its lateral conv first.
-  std::vector<torch::Tensor> inner(levels);
-  inner[levels - 1] = projected[levels - 1];
-  for (size_t level = levels - 1; level > 0; --level) {
-    const size_t k = levels - 1 - level;
-    inner[level] = lateral_convs_[k]->forward(inner[level]);
-    const auto upsampled = torch::nn::functional::interpolate(
-        inner[level],
-        torch::nn::functional::InterpolateFuncOptions().scale_factor(std::vector<double>{2.0, 2.0}).mode(torch::kNearest));
-    inner[level - 1] = fpn_blocks_[k]->forward(torch::cat({upsampled, projected[level - 1]}, 1));
-  }
-  // Bottom-up.
-  std::vector<torch::Tensor> outs{inner[0]};
-  for (size_t level = 0; level + 1 < levels; ++level) {
-    const auto downsampled = downsample_convs_[level]->forward(outs.back());
-    outs.push_back(pan_blocks_[level]->forward(torch::cat({downsampled, inner[level + 1]}, 1)));
-  }
-  return outs;
+  sdk::detr::CrossScaleBlocks blocks;
+  blocks.lateral = [&](size_t k, const torch::Tensor& x) { return lateral_convs_[k]->forward(x); };
+  blocks.fpn_block = [&](size_t k, const torch::Tensor& x) { return fpn_blocks_[k]->forward(x); };
+  blocks.downsample = [&](size_t level, const torch::Tensor& x) { return downsample_convs_[level]->forward(x); };
+  blocks.pan_block = [&](size_t level, const torch::Tensor& x) { return pan_blocks_[level]->forward(x); };
+  return sdk::detr::fuse_cross_scale(projected, blocks);
 }
 
 }  // namespace libreyolo::rtdetr

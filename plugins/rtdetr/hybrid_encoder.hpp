@@ -18,6 +18,7 @@
 
 #include "conv_norm.hpp"
 #include "rep_blocks.hpp"
+#include "libreyolo/sdk/detr/hybrid_encoder_flow.hpp"
 #include "libreyolo/sdk/detr/transformer_encoder.hpp"
 
 namespace libreyolo::rtdetr {
@@ -53,21 +54,13 @@ class HybridEncoderImpl : public torch::nn::Module {
   const HybridEncoderOptions& options() const { return options_; }
 
  private:
-  struct CachedEmbedding {
-    int64_t h, w;
-    torch::Device device;
-    torch::ScalarType dtype;
-    torch::Tensor value;
-  };
-
-  torch::Tensor run_aifi(size_t encoder, const torch::Tensor& projected);
 
   HybridEncoderOptions options_;
   std::vector<torch::nn::Sequential> input_proj_;
   std::vector<std::shared_ptr<sdk::detr::TransformerEncoder>> encoders_;
   std::vector<std::shared_ptr<ConvNormLayer>> lateral_convs_, downsample_convs_;
   std::vector<std::shared_ptr<CSPRepLayer>> fpn_blocks_, pan_blocks_;
-  std::vector<CachedEmbedding> embeddings_;
+  sdk::detr::PositionEmbeddingCache embeddings_;
 };
 TORCH_MODULE(HybridEncoder);
 

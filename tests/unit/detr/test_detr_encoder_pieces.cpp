@@ -1,5 +1,5 @@
 // The DETR encoder pieces RT-DETR and D-FINE share through the SDK: the sin-cos position
-// embedding, the MLP and the AIFI transformer encoder.
+// embedding and its cache, the MLP, the AIFI transformer encoder and CCFF's order of operations.
 #include <doctest/doctest.h>
 #include <torch/torch.h>
 
@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "libreyolo/sdk/detr/hybrid_encoder_flow.hpp"
 #include "libreyolo/sdk/detr/mlp.hpp"
 #include "libreyolo/sdk/detr/transformer_encoder.hpp"
 
@@ -111,4 +112,63 @@ TEST_CASE("detr encoder pieces: dropout acts in training only, and not at all at
   detr::TransformerEncoderLayer no_dropout({16, 4, 32, 0.0});
   no_dropout.train();
   CHECK(torch::equal(no_dropout.forward(src, pos), no_dropout.forward(src, pos)));
+}
+
+TEST_CASE("detr encoder pieces: the position embedding cache builds once per size, device and dtype") {
+  detr::PositionEmbeddingCache cache(8, 10000.0);
+  const auto like = torch::zeros({1, 6, 8});
+  const auto first = cache.get(2, 3, like);
+  CHECK(torch::equal(first, detr::sincos_position_embedding_2d(3, 2, 8, 10000.0, torch::kCPU)));
+  CHECK(cache.get(2, 3, like).data_ptr() == first.data_ptr());
+  CHECK(cache.get(3, 2, like).data_ptr() != first.data_ptr());
+  const auto wide = cache.get(2, 3, like.to(torch::kFloat64));
+  CHECK((wide.scalar_type() == torch::kFloat64));
+  CHECK(wide.data_ptr() != first.data_ptr());
+}
+
+TEST_CASE("detr encoder pieces: encode_map runs the encoder on the map's tokens and folds them back") {
+  torch::manual_seed(2);
+  detr::TransformerEncoder encoder({8, 2, 16, 0.0}, 1);
+  detr::PositionEmbeddingCache cache(8, 10000.0);
+  const auto map = torch::randn({2, 8, 3, 4});
+  const auto got = detr::encode_map(encoder, map, cache);
+  CHECK(got.sizes() == map.sizes());
+  CHECK(got.is_contiguous());
+  // Token k of image n is pixel (k / 4, k % 4): the same encoder on the tokens by hand.
+  const auto tokens = map.flatten(2).transpose(1, 2);
+  const auto want = encoder.forward(tokens, detr::sincos_position_embedding_2d(4, 3, 8, 10000.0, torch::kCPU));
+  CHECK(torch::allclose(got.flatten(2).transpose(1, 2), want));
+}
+
+TEST_CASE("detr encoder pieces: fuse_cross_scale runs CCFF's top-down then bottom-up order") {
+  // Three levels of one channel: 4x4, 2x2, 1x1. Blocks that keep the first channel after adding a
+  // marker make every step visible in the outputs' values.
+  const std::vector<torch::Tensor> projected{torch::full({1, 1, 4, 4}, 1.0), torch::full({1, 1, 2, 2}, 10.0),
+                                             torch::full({1, 1, 1, 1}, 100.0)};
+  std::vector<std::string> calls;
+  detr::CrossScaleBlocks blocks;
+  const auto record = [&](const char* what, size_t i) { calls.push_back(what + std::to_string(i)); };
+  blocks.lateral = [&](size_t k, const torch::Tensor& x) { record("lateral", k); return x + 1000.0; };
+  blocks.fpn_block = [&](size_t k, const torch::Tensor& x) {  // coarser (upsampled) + finer
+    record("fpn", k);
+    CHECK(x.size(1) == 2);
+    return x.narrow(1, 0, 1) + x.narrow(1, 1, 1);
+  };
+  blocks.downsample = [&](size_t level, const torch::Tensor& x) {
+    record("down", level);
+    return torch::nn::functional::avg_pool2d(x, torch::nn::functional::AvgPool2dFuncOptions(2));
+  };
+  blocks.pan_block = [&](size_t level, const torch::Tensor& x) {  // downsampled + lateral output
+    record("pan", level);
+    return x.narrow(1, 0, 1) + x.narrow(1, 1, 1);
+  };
+  const auto outs = detr::fuse_cross_scale(projected, blocks);
+  CHECK(calls == std::vector<std::string>{"lateral0", "fpn0", "lateral1", "fpn1", "down0", "pan0", "down1", "pan1"});
+  REQUIRE(outs.size() == 3);
+  // Top-down: lateral(100) = 1100; level 1 = 1100 + 10 = 1110, lateral = 2110; level 0 = 2110 + 1.
+  CHECK(outs[0].eq(2111.0).all().item<bool>());
+  // Bottom-up: level 1 = 2111 + 2110 (the lateral output), level 2 = 4221 + 1100.
+  CHECK(outs[1].eq(4221.0).all().item<bool>());
+  CHECK(outs[2].eq(5321.0).all().item<bool>());
+  CHECK(outs[2].sizes().vec() == std::vector<int64_t>{1, 1, 1, 1});
 }
