@@ -96,18 +96,9 @@ std::vector<torch::Tensor> HybridEncoderImpl::forward(const std::vector<torch::T
                 " must be [N, ", options_.in_channels[i], ", H, W], got ", feats[i].sizes());
     projected.push_back(input_proj_[i]->forward(feats[i]));
   }
-  if (options_.num_encoder_layers > 0) {
-    for (size_t i = 0; i < options_.use_encoder_idx.size(); ++i) {
-      const auto level = static_cast<size_t>(options_.use_encoder_idx[i]);
-      projected[level] = sdk::detr::encode_map(*encoders_[i], projected[level], embeddings_);
-    }
-  }
-  sdk::detr::CrossScaleBlocks blocks;
-  blocks.lateral = [&](size_t k, const torch::Tensor& x) { return lateral_convs_[k]->forward(x); };
-  blocks.fpn_block = [&](size_t k, const torch::Tensor& x) { return fpn_blocks_[k]->forward(x); };
-  blocks.downsample = [&](size_t level, const torch::Tensor& x) { return downsample_convs_[level]->forward(x); };
-  blocks.pan_block = [&](size_t level, const torch::Tensor& x) { return pan_blocks_[level]->forward(x); };
-  return sdk::detr::fuse_cross_scale(projected, blocks);
+  sdk::detr::encode_levels(encoders_, options_.use_encoder_idx, projected, embeddings_);
+  return sdk::detr::fuse_cross_scale(
+      projected, sdk::detr::cross_scale_blocks(lateral_convs_, fpn_blocks_, downsample_convs_, pan_blocks_));
 }
 
 }  // namespace libreyolo::rtdetr

@@ -21,6 +21,15 @@ torch::Tensor encode_map(TransformerEncoder& encoder, const torch::Tensor& proje
   return memory.permute({0, 2, 1}).reshape({n, c, h, w}).contiguous();
 }
 
+void encode_levels(const std::vector<std::shared_ptr<TransformerEncoder>>& encoders, const std::vector<int64_t>& levels,
+                   std::vector<torch::Tensor>& projected, PositionEmbeddingCache& embeddings) {
+  for (size_t i = 0; i < encoders.size() && i < levels.size(); ++i) {
+    if (encoders[i]->num_layers() == 0) continue;
+    auto& map = projected.at(static_cast<size_t>(levels[i]));
+    map = encode_map(*encoders[i], map, embeddings);
+  }
+}
+
 std::vector<torch::Tensor> fuse_cross_scale(const std::vector<torch::Tensor>& projected,
                                             const CrossScaleBlocks& blocks) {
   const size_t levels = projected.size();

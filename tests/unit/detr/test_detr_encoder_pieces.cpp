@@ -4,6 +4,7 @@
 #include <torch/torch.h>
 
 #include <cmath>
+#include <memory>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -171,4 +172,23 @@ TEST_CASE("detr encoder pieces: fuse_cross_scale runs CCFF's top-down then botto
   CHECK(outs[1].eq(4221.0).all().item<bool>());
   CHECK(outs[2].eq(5321.0).all().item<bool>());
   CHECK(outs[2].sizes().vec() == std::vector<int64_t>{1, 1, 1, 1});
+}
+
+TEST_CASE("detr encoder pieces: encode_levels encodes the chosen levels and skips encoders without layers") {
+  torch::manual_seed(3);
+  detr::PositionEmbeddingCache cache(8, 10000.0);
+  const std::vector<torch::Tensor> maps{torch::randn({1, 8, 4, 4}), torch::randn({1, 8, 2, 2})};
+  auto projected = maps;
+  const std::vector<std::shared_ptr<detr::TransformerEncoder>> one{
+      std::make_shared<detr::TransformerEncoder>(detr::TransformerEncoderLayerOptions{8, 2, 16, 0.0}, 1)};
+  detr::encode_levels(one, {1}, projected, cache);
+  CHECK(torch::equal(projected[0], maps[0]));
+  CHECK(torch::allclose(projected[1], detr::encode_map(*one[0], maps[1], cache)));
+  CHECK_FALSE(torch::allclose(projected[1], maps[1]));
+
+  auto untouched = maps;
+  const std::vector<std::shared_ptr<detr::TransformerEncoder>> empty{
+      std::make_shared<detr::TransformerEncoder>(detr::TransformerEncoderLayerOptions{8, 2, 16, 0.0}, 0)};
+  detr::encode_levels(empty, {1}, untouched, cache);
+  CHECK(untouched[1].data_ptr() == maps[1].data_ptr());
 }

@@ -10,6 +10,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <functional>
+#include <memory>
 #include <vector>
 
 #include "libreyolo/sdk/detr/transformer_encoder.hpp"
@@ -43,6 +44,12 @@ class LIBREYOLO_SDK_API PositionEmbeddingCache {
 LIBREYOLO_SDK_API torch::Tensor encode_map(TransformerEncoder& encoder, const torch::Tensor& projected,
                                            PositionEmbeddingCache& embeddings);
 
+// AIFI on the chosen levels: projected[levels[i]] replaced by encoders[i]'s encode_map. Encoders
+// without layers (num_encoder_layers 0) leave their level as it is, as LibreYOLO skips them.
+LIBREYOLO_SDK_API void encode_levels(const std::vector<std::shared_ptr<TransformerEncoder>>& encoders,
+                                     const std::vector<int64_t>& levels, std::vector<torch::Tensor>& projected,
+                                     PositionEmbeddingCache& embeddings);
+
 // CCFF's blocks, indexed as LibreYOLO's ModuleLists are: lateral and fpn_block by k = 0 for the
 // coarsest step, downsample and pan_block by level = 0 for the finest.
 struct CrossScaleBlocks {
@@ -55,5 +62,18 @@ struct CrossScaleBlocks {
 // before the next level's lateral output for pan_block. Returns one map per level, finest first.
 LIBREYOLO_SDK_API std::vector<torch::Tensor> fuse_cross_scale(const std::vector<torch::Tensor>& projected,
                                                               const CrossScaleBlocks& blocks);
+
+// The blocks as lists of modules, one per index (LibreYOLO's ModuleLists); the lists must outlive
+// the returned functions.
+template <class Lateral, class FpnBlock, class Downsample, class PanBlock>
+CrossScaleBlocks cross_scale_blocks(const std::vector<Lateral>& lateral, const std::vector<FpnBlock>& fpn_block,
+                                    const std::vector<Downsample>& downsample, const std::vector<PanBlock>& pan_block) {
+  CrossScaleBlocks blocks;
+  blocks.lateral = [&lateral](size_t i, const torch::Tensor& x) { return lateral[i]->forward(x); };
+  blocks.fpn_block = [&fpn_block](size_t i, const torch::Tensor& x) { return fpn_block[i]->forward(x); };
+  blocks.downsample = [&downsample](size_t i, const torch::Tensor& x) { return downsample[i]->forward(x); };
+  blocks.pan_block = [&pan_block](size_t i, const torch::Tensor& x) { return pan_block[i]->forward(x); };
+  return blocks;
+}
 
 }  // namespace libreyolo::sdk::detr

@@ -62,6 +62,7 @@ class LIBREYOLO_SDK_API TransformerEncoder : public torch::nn::Module {
  public:
   TransformerEncoder(const TransformerEncoderLayerOptions& options, int64_t num_layers);
   torch::Tensor forward(const torch::Tensor& src, const torch::Tensor& pos_embed);
+  size_t num_layers() const { return layers_.size(); }
 
  private:
   std::vector<std::shared_ptr<TransformerEncoderLayer>> layers_;
