@@ -2,6 +2,7 @@
 
 #include <torch/torch.h>
 
+#include <tuple>
 #include <utility>
 
 #include "libreyolo/sdk/batch_count.hpp"
@@ -33,14 +34,19 @@ torch::Tensor BatchNorm2dImpl::forward(const torch::Tensor& input) {
   if (!counts || !options.momentum()) return torch::nn::BatchNorm2dImpl::forward(input);
   _check_input_dim(input);
   count_batch(num_batches_tracked);
-  // torch::nn::functional::batch_norm's own check and call, with cuDNN left out under
-  // native_batch_norm: PyTorch's own BatchNorm kernels instead of cuDNN's (which make a memset per
-  // call each way and take 8-9 us on a step's small maps), a candidate measured in the step.
+  // torch::nn::functional::batch_norm's own check and call, or under native_batch_norm PyTorch's
+  // own BatchNorm kernels instead of cuDNN's (which make a memset per call each way and take 8-9 us
+  // on a step's small maps), a candidate measured in the step. Called by name: torch::batch_norm's
+  // cudnn_enabled argument no longer chooses anything (PyTorch 2.11 asks the global cuDNN switch
+  // alone; passing false left the step's kernels and bits unchanged on the GPU, 2026-12-06).
   TORCH_CHECK(input.size(0) * input.size(2) * input.size(3) != 1,
               "Expected more than 1 value per channel when training, got input size ", input.sizes());
-  const bool cudnn = at::globalContext().userEnabledCuDNN() && !fused_kernel_allowed("native_batch_norm");
+  if (fused_kernel_allowed("native_batch_norm")) {
+    return std::get<0>(torch::native_batch_norm(input, weight, bias, running_mean, running_var, /*training=*/true,
+                                                *options.momentum(), options.eps()));
+  }
   return torch::batch_norm(input, weight, bias, running_mean, running_var, /*training=*/true, *options.momentum(),
-                           options.eps(), cudnn);
+                           options.eps(), at::globalContext().userEnabledCuDNN());
 }
 
 void BatchNorm2dImpl::set_synchronizer(std::shared_ptr<BatchNormSynchronizer> synchronizer) {

@@ -32,4 +32,30 @@ bool native_sync_batch_norm_applies(const torch::nn::BatchNorm2dImpl& layer, con
 torch::Tensor native_sync_batch_norm(torch::nn::BatchNorm2dImpl& layer, const torch::Tensor& input,
                                      const std::shared_ptr<Collectives>& collectives);
 
+// The two directions as plain functions, which the autograd function above calls. Public for
+// tests whose ranks are threads of one process on one GPU: autograd runs every CUDA backward of
+// a device on that device's one engine thread, so two such ranks inside backward at once would
+// wait for each other there forever; their tests call these directly instead.
+struct NativeSyncForward {
+  torch::Tensor output;
+  torch::Tensor input;   // the input in its suggested memory format, as the backward reads it
+  torch::Tensor mean;    // the global per-channel mean and 1/std, float32
+  torch::Tensor invstd;
+  torch::Tensor counts;  // every rank's values per channel, [world], int
+};
+// Moves running_mean and running_var (not num_batches_tracked).
+NativeSyncForward native_sync_forward(const torch::Tensor& input, const torch::Tensor& weight, const torch::Tensor& bias,
+                                      torch::Tensor running_mean, torch::Tensor running_var, double momentum,
+                                      double eps, Collectives& collectives);
+
+struct NativeSyncGradients {
+  torch::Tensor input, weight, bias;  // undefined where not asked for
+};
+struct NeededGradients {
+  bool input = true, weight = true, bias = true;
+};
+NativeSyncGradients native_sync_backward(const torch::Tensor& grad_output, const NativeSyncForward& forward,
+                                         const torch::Tensor& weight, NeededGradients needed,
+                                         Collectives& collectives);
+
 }  // namespace libreyolo::core::distributed

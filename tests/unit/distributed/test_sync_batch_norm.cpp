@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <functional>
 #include <iostream>
 #include <sstream>
 
@@ -16,6 +17,7 @@
 #include "libreyolo/sdk/batch_norm.hpp"
 #include "libreyolo/sdk/detector.hpp"
 #include "thread_collectives.hpp"
+#include "../../../core/src/distributed/native_sync_batch_norm.hpp"  // the kernels' two directions, for thread-ranks on one GPU
 #include "support/test_paths.hpp"
 
 using namespace libreyolo;
@@ -93,20 +95,55 @@ Result reference_step(torch::nn::BatchNorm2d& layer, const Step& step, const Set
   return {y.detach().cpu(), x.grad().cpu(), layer->weight.grad().cpu(), layer->bias.grad().cpu()};
 }
 
-// One rank's share of the same step: its slice of the batch (channels-last if asked).
-Result rank_step(sdk::BatchNorm2d& layer, const Step& step, int rank, int world,
-                 bool channels_last, const Setting& setting) {
+// One rank's slice of the batch, on the setting's device and type (channels-last if asked).
+torch::Tensor rank_input(const Step& step, int rank, int world, bool channels_last, const Setting& setting) {
   const int64_t share = kBatch / world;
-  layer->zero_grad();
   auto x = step.input.narrow(0, rank * share, share).to(setting.device, setting.input_type, false, /*copy=*/true);
-  if (channels_last) x = x.contiguous(at::MemoryFormat::ChannelsLast);
-  x.requires_grad_(true);
+  return channels_last ? x.contiguous(at::MemoryFormat::ChannelsLast) : x;
+}
+
+torch::Tensor rank_upward(const Step& step, int rank, int world, const Setting& setting) {
+  const int64_t share = kBatch / world;
+  return step.upward.narrow(0, rank * share, share).to(setting.device);
+}
+
+// How one rank runs its share of a step: through the layer and autograd, or (below) on the
+// native kernels' functions directly.
+using RankStep = std::function<Result(sdk::BatchNorm2d& layer, const Step& step, int rank, int world,
+                                      bool channels_last, const Setting& setting, ThreadCollectives& collectives)>;
+
+// One rank's share of the same step through the layer's forward and autograd.
+Result autograd_rank_step(sdk::BatchNorm2d& layer, const Step& step, int rank, int world, bool channels_last,
+                          const Setting& setting, ThreadCollectives&) {
+  layer->zero_grad();
+  auto x = rank_input(step, rank, world, channels_last, setting).requires_grad_(true);
   auto y = layer->forward(x);
   CHECK((y.scalar_type() == setting.input_type));
   if (channels_last) CHECK(y.is_contiguous(at::MemoryFormat::ChannelsLast));
-  (y.to(torch::kFloat32) * step.upward.narrow(0, rank * share, share).to(setting.device)).sum().backward();
+  (y.to(torch::kFloat32) * rank_upward(step, rank, world, setting)).sum().backward();
   return {y.detach().contiguous().cpu().to(torch::kFloat32), x.grad().contiguous().cpu().to(torch::kFloat32),
           layer->weight.grad().cpu(), layer->bias.grad().cpu()};
+}
+
+// The same share on native_sync_forward / native_sync_backward, the functions the layer's
+// autograd function calls on CUDA. Why not autograd: it runs every CUDA backward of a device on
+// that device's one engine thread, so two thread-ranks on one GPU would both need that thread
+// inside their backward's all-reduce at once and wait there forever (seen on the H100,
+// 2026-12-06). The gradient handed in is the one autograd would give: the upward tensor in y's type.
+Result native_rank_step(sdk::BatchNorm2d& layer, const Step& step, int rank, int world, bool channels_last,
+                        const Setting& setting, ThreadCollectives& collectives) {
+  torch::NoGradGuard no_grad;  // per thread
+  auto& bn = *layer;
+  bn.num_batches_tracked.add_(1);
+  const auto x = rank_input(step, rank, world, channels_last, setting);
+  const auto done = distributed::native_sync_forward(x, bn.weight, bn.bias, bn.running_mean, bn.running_var,
+                                                     *bn.options.momentum(), bn.options.eps(), collectives);
+  CHECK((done.output.scalar_type() == setting.input_type));
+  if (channels_last) CHECK(done.output.is_contiguous(at::MemoryFormat::ChannelsLast));
+  const auto dy = rank_upward(step, rank, world, setting).to(setting.input_type);
+  const auto grads = distributed::native_sync_backward(dy, done, bn.weight, {}, collectives);
+  return {done.output.contiguous().cpu().to(torch::kFloat32), grads.input.contiguous().cpu().to(torch::kFloat32),
+          grads.weight.cpu(), grads.bias.cpu()};
 }
 
 // The worst relative errors over a run, kept for one summary line per test.
@@ -121,7 +158,8 @@ struct Worst {
 
 // Trains `world` ranks for two steps against the full-batch reference and checks every step,
 // within `tolerance` (relative; float16 inputs round their outputs and gradients).
-Worst compare_with_full_batch(int world, bool channels_last, const Setting& setting = {}, double tolerance = 1e-5) {
+Worst compare_with_full_batch(int world, bool channels_last, const Setting& setting = {}, double tolerance = 1e-5,
+                              const RankStep& rank_step = autograd_rank_step) {
   torch::manual_seed(7);
   torch::nn::BatchNorm2d reference(layer_options());
   randomize(*reference);
@@ -140,9 +178,9 @@ Worst compare_with_full_batch(int world, bool channels_last, const Setting& sett
     const auto step = make_step(5, 4);
     const auto expected = reference_step(reference, step, setting);
     std::vector<Result> ranks(static_cast<std::size_t>(world));
-    threads.run([&](int rank, ThreadCollectives&) {
+    threads.run([&](int rank, ThreadCollectives& collectives) {
       ranks[static_cast<std::size_t>(rank)] = rank_step(layers[static_cast<std::size_t>(rank)], step, rank,
-                                                        world, channels_last, setting);
+                                                        world, channels_last, setting, collectives);
     });
     std::vector<torch::Tensor> outputs, input_grads;
     auto weight_grad = torch::zeros({kChannels});
@@ -223,15 +261,19 @@ TEST_CASE("four ranks of two images each equal the whole batch") {
 }
 
 // On CUDA the layers run PyTorch's synchronized-BatchNorm kernels (native_sync_batch_norm.hpp),
-// two threads of this process standing for the ranks on one GPU.
+// two threads of this process standing for the ranks on one GPU: through those kernels'
+// functions directly (native_rank_step says why not autograd), and through the layer and
+// autograd for a world of one, whose backward needs no peer.
 TEST_CASE("on CUDA: two ranks on the synchronized-BatchNorm kernels equal the whole batch") {
   if (!torch::cuda::is_available()) return;  // CUDA-only kernels: the CPU cases above cover the composed path
   const Setting cuda{torch::kCUDA, torch::kFloat32};
-  compare_with_full_batch(2, false, cuda).print("CUDA, world 2, contiguous");
-  compare_with_full_batch(2, true, cuda).print("CUDA, world 2, channels-last");
-  compare_with_full_batch(4, true, cuda).print("CUDA, world 4, channels-last");
-  // Autocast's case: float16 activations, float32 parameters and statistics.
-  compare_with_full_batch(2, true, {torch::kCUDA, torch::kFloat16}, 2e-3).print("CUDA, world 2, float16");
+  const Setting cuda_half{torch::kCUDA, torch::kFloat16};  // autocast's: float16 activations, float32 statistics
+  compare_with_full_batch(2, false, cuda, 1e-5, native_rank_step).print("CUDA, world 2, contiguous");
+  compare_with_full_batch(2, true, cuda, 1e-5, native_rank_step).print("CUDA, world 2, channels-last");
+  compare_with_full_batch(4, true, cuda, 1e-5, native_rank_step).print("CUDA, world 4, channels-last");
+  compare_with_full_batch(2, true, cuda_half, 2e-3, native_rank_step).print("CUDA, world 2, float16");
+  compare_with_full_batch(1, true, cuda).print("CUDA, world 1 through autograd, channels-last");
+  compare_with_full_batch(1, true, cuda_half, 2e-3).print("CUDA, world 1 through autograd, float16");
 }
 
 TEST_CASE("a world of one equals torch's BatchNorm2d, for every option combination") {

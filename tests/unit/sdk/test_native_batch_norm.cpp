@@ -2,7 +2,8 @@
 // PyTorch's own BatchNorm kernels instead of cuDNN's. On every build: the same outputs, input and
 // parameter gradients, running statistics and count as the default (on the CPU both are PyTorch's
 // kernel), and the same refusal of one value per channel. On a GPU: float16 channels-last input
-// with float32 parameters (as under autocast), within float16 rounding of cuDNN's.
+// with float32 parameters (as under autocast), within float16 rounding of cuDNN's, and off cuDNN
+// (the backward node autograd records names the kernels).
 #include "../torch_doctest.hpp"
 
 #include <libreyolo/sdk/batch_norm.hpp>
@@ -35,6 +36,16 @@ Trained train_once(const torch::Tensor& x_in, const torch::Tensor& upstream, con
   const auto result = libreyolo::test::forward_backward(x_in, upstream, [&](const torch::Tensor& x) { return layer(x); });
   return {result.y,         result.grad_x, layer->weight.grad(), layer->bias.grad(), layer->running_mean.clone(),
           layer->running_var.clone(), layer->num_batches_tracked.clone()};
+}
+
+// The name of the backward node a training forward under `names` records on x's device.
+std::string backward_node(const torch::Tensor& x, const std::string& names) {
+  const PolicyGuard policy(names.empty() ? sdk::FusedKernels::off : sdk::FusedKernels::when_built, names);
+  sdk::BatchNorm2d layer(torch::nn::BatchNorm2dOptions(x.size(1)).eps(1e-3).momentum(0.03));
+  layer->to(x.device());
+  layer->train();
+  const auto y = layer(x.detach().requires_grad_(true));
+  return y.grad_fn() ? y.grad_fn()->name() : std::string("(none)");
 }
 
 }  // namespace
@@ -85,4 +96,12 @@ TEST_CASE("native BatchNorm: float16 channels-last on the GPU within float16 rou
   CHECK(relative_difference(native.running_mean, cudnn.running_mean) < 1e-5);
   CHECK(relative_difference(native.running_var, cudnn.running_var) < 1e-5);
   CHECK(native.count.item<int64_t>() == 1);
+  // That it really left cuDNN: the same values would pass above if both ran cuDNN (they did,
+  // unnoticed, until torch::batch_norm's cudnn_enabled argument stopped choosing, 2026-12-06).
+  const auto cudnn_node = backward_node(x, "");
+  const auto native_node = backward_node(x, "native_batch_norm");
+  CAPTURE(cudnn_node);
+  CAPTURE(native_node);
+  CHECK(cudnn_node.find("Cudnn") != std::string::npos);
+  CHECK(native_node.find("NativeBatchNorm") != std::string::npos);
 }
