@@ -61,6 +61,12 @@ EpochResult train_one_epoch(TrainLoop& loop, const Hooks& hooks) {
     loop.batch = nullptr;
     if (loop.epoch_ending()) break;
   }
+  // The clock stops when the device has run the epoch's steps, not when the host has issued
+  // them: a captured step returns once its graph is queued, and the work still queued at the
+  // epoch's end was counted as done (YOLOv9-t's 8-step COCO128 epochs printed up to 2,650
+  // images/s on an H100, 6 ms a step, where its GPU needs about 17; 2026-12-06). The losses'
+  // read below waits for the device anyway, so this costs nothing.
+  if (s.device.is_cuda()) torch::cuda::synchronize(s.device.index());
   EpochResult result;
   result.seconds = std::chrono::duration<double>(Clock::now() - start).count();
   // The epoch's losses as the run's, not rank 0's shard's (every rank trained as many steps).
