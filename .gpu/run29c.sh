@@ -4,6 +4,8 @@
 # 1.008x), the unsynchronised steps' host phases of each (profile run: does the graph launch block
 # the host with cuDNN's BatchNorm and not without?), and LibreYOLO beside them. Only the host and
 # the two YOLO plugins are built (the whole ctest ran at run29a); run28a.sh for a whole ctest.
+# First tests/tools/graph_launch_probe.cu: does a graph relaunch block the host, and do memset or
+# cooperative kernel nodes make it?
 source .gpu/common.sh
 DEADLINE=${DEADLINE:-560}
 fits() { [ $((SECONDS + $1)) -lt $DEADLINE ]; }
@@ -12,6 +14,8 @@ rm -rf $W/coco128; cp -r $R/coco128 $W/coco128
 ln -sfn train2017 $W/coco128/images/val2017; ln -sfn train2017 $W/coco128/labels/val2017
 bash scripts/make-repeated-dataset.sh $W/coco128 $W/coco128x8 8 > /dev/null
 scripts/gpu-build.sh libreyolo-host libreyolo_family_yolo9 libreyolo_family_yolox > $W/build.log 2>&1; stamp "built rc=$?"
+nvcc -O2 -std=c++17 -arch=sm_90 tests/tools/graph_launch_probe.cu -o /tmp/graph_probe > $W/probe_build.log 2>&1 \
+  && /tmp/graph_probe > $OUT/graph_probe.txt 2>&1; stamp "graph launch probe: $(cat $OUT/graph_probe.txt $W/probe_build.log | tr '\n' ' ' | cut -c1-900)"
 common="data=$W/coco128x8/data.yaml imgsz=640 workers=16 cache=ram device=0 project=/tmp/runs cuda_graph=true"
 n=0
 for fused in measured measured+native_batch_norm measured measured+native_batch_norm; do
