@@ -11,7 +11,8 @@
 // without synchronising, and prints: the GPU time of one run, the host time of each launch call
 // (median, largest), and the host time to issue all R against the time until they all finish.
 // A launch that does not block takes microseconds to a few milliseconds whatever the GPU time;
-// one that blocks takes about one run's GPU time from the second launch on.
+// one that blocks takes about one run's GPU time from the second launch on. The variants with
+// extra nodes run again with two executable copies of the graph launched in turn.
 //
 // Build and run on the GPU machine:
 //   nvcc -O2 -std=c++17 -arch=sm_90 tests/tools/graph_launch_probe.cu -o /tmp/graph_probe && /tmp/graph_probe
@@ -77,7 +78,10 @@ void add_extra(Extra extra, float* data, float* scratch, int cooperative_blocks,
   }
 }
 
-cudaGraphExec_t capture(Extra extra, float* data, float* scratch, int cooperative_blocks, cudaStream_t stream) {
+// The captured chain, instantiated `copies` times (launched in turn: whether a second executable
+// graph of the same chain lets the host run one launch ahead where one alone does not).
+std::vector<cudaGraphExec_t> capture(Extra extra, int copies, float* data, float* scratch, int cooperative_blocks,
+                                     cudaStream_t stream) {
   cudaGraph_t graph;
   CHECK_CUDA(cudaStreamBeginCapture(stream, cudaStreamCaptureModeGlobal));
   for (int k = 0; k < kKernels; ++k) {
@@ -85,10 +89,10 @@ cudaGraphExec_t capture(Extra extra, float* data, float* scratch, int cooperativ
     if (k % kEvery == 0) add_extra(extra, data, scratch, cooperative_blocks, stream);
   }
   CHECK_CUDA(cudaStreamEndCapture(stream, &graph));
-  cudaGraphExec_t exec;
-  CHECK_CUDA(cudaGraphInstantiate(&exec, graph, 0));
+  std::vector<cudaGraphExec_t> execs(static_cast<std::size_t>(copies));
+  for (auto& exec : execs) CHECK_CUDA(cudaGraphInstantiate(&exec, graph, 0));
   CHECK_CUDA(cudaGraphDestroy(graph));
-  return exec;
+  return execs;
 }
 
 double ms_between(Clock::time_point a, Clock::time_point b) {
@@ -96,10 +100,12 @@ double ms_between(Clock::time_point a, Clock::time_point b) {
 }
 
 // One run's GPU time, the launches' host times, and issue vs finish for kRuns back to back.
-void measure(Extra extra, float* data, float* scratch, int cooperative_blocks, cudaStream_t stream) {
-  cudaGraphExec_t exec = capture(extra, data, scratch, cooperative_blocks, stream);
-  for (int i = 0; i < 3; ++i) CHECK_CUDA(cudaGraphLaunch(exec, stream));  // upload and warm
+void measure(Extra extra, int copies, float* data, float* scratch, int cooperative_blocks, cudaStream_t stream) {
+  const auto execs = capture(extra, copies, data, scratch, cooperative_blocks, stream);
+  const auto exec_for = [&execs](int r) { return execs[static_cast<std::size_t>(r) % execs.size()]; };
+  for (int i = 0; i < 3 * copies; ++i) CHECK_CUDA(cudaGraphLaunch(exec_for(i), stream));  // upload and warm
   CHECK_CUDA(cudaStreamSynchronize(stream));
+  const cudaGraphExec_t exec = execs.front();
 
   cudaEvent_t begin, end;
   CHECK_CUDA(cudaEventCreate(&begin));
@@ -115,20 +121,20 @@ void measure(Extra extra, float* data, float* scratch, int cooperative_blocks, c
   const auto start = Clock::now();
   for (int r = 0; r < kRuns; ++r) {
     const auto before = Clock::now();
-    CHECK_CUDA(cudaGraphLaunch(exec, stream));
+    CHECK_CUDA(cudaGraphLaunch(exec_for(r), stream));
     launch_ms.push_back(ms_between(before, Clock::now()));
   }
   const auto issued = Clock::now();
   CHECK_CUDA(cudaStreamSynchronize(stream));
   const auto finished = Clock::now();
   std::sort(launch_ms.begin(), launch_ms.end());
-  std::printf("%-30s one run %.2f ms on the GPU; launch call median %.3f ms, largest %.3f ms; %d runs issued in %.1f ms, "
+  std::printf("%-30s %d exec%s: one run %.2f ms on the GPU; launch call median %.3f ms, largest %.3f ms; %d runs issued in %.1f ms, "
               "finished in %.1f ms\n",
-              name_of(extra), gpu_ms, launch_ms[launch_ms.size() / 2], launch_ms.back(), kRuns, ms_between(start, issued),
+              name_of(extra), copies, copies > 1 ? "s" : " ", gpu_ms, launch_ms[launch_ms.size() / 2], launch_ms.back(), kRuns, ms_between(start, issued),
               ms_between(start, finished));
   CHECK_CUDA(cudaEventDestroy(begin));
   CHECK_CUDA(cudaEventDestroy(end));
-  CHECK_CUDA(cudaGraphExecDestroy(exec));
+  for (auto e : execs) CHECK_CUDA(cudaGraphExecDestroy(e));
 }
 
 }  // namespace
@@ -146,8 +152,9 @@ int main() {
   CHECK_CUDA(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, two_pass_cooperative, kThreads, 0));
   const int cooperative_blocks = std::min(sms * per_sm, (kElements + kThreads - 1) / kThreads);
   for (Extra extra : {Extra::none, Extra::memset, Extra::cooperative, Extra::none}) {
-    measure(extra, data, scratch, cooperative_blocks, stream);
+    measure(extra, 1, data, scratch, cooperative_blocks, stream);
   }
+  for (Extra extra : {Extra::memset, Extra::cooperative}) measure(extra, 2, data, scratch, cooperative_blocks, stream);
   CHECK_CUDA(cudaStreamDestroy(stream));
   CHECK_CUDA(cudaFree(data));
   CHECK_CUDA(cudaFree(scratch));
