@@ -134,7 +134,7 @@ void measure(Extra extra, int copies, float* data, float* scratch, int cooperati
               ms_between(start, finished));
   CHECK_CUDA(cudaEventDestroy(begin));
   CHECK_CUDA(cudaEventDestroy(end));
-  for (auto e : execs) CHECK_CUDA(cudaGraphExecDestroy(e));
+  for (auto graph_exec : execs) CHECK_CUDA(cudaGraphExecDestroy(graph_exec));
 }
 
 }  // namespace
