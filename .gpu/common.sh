@@ -33,10 +33,13 @@ lib_trainbench() {  # OURS FAMILY SIZE: LibreYOLO's trainer, 2 epochs at batch 1
   stamp "LibreYOLO $ours: $(tail -1 $W/lib_$ours.log | cut -c1-300)"; cat $W/lib_$ours.log >> $OUT/reference.log
 }
 alive() { [ -f "$1" ] && kill -0 "$(cat $1)" 2>/dev/null; }
-cold_start() {  # COCO128 (val -> train: .reference drops val2017 for size) and its x8 repeat; build; whole ctest
+prepare_data() {  # COCO128 (val -> train: .reference drops val2017 for size) and its x8 repeat
   rm -rf $W/coco128; cp -r $R/coco128 $W/coco128
   ln -sfn train2017 $W/coco128/images/val2017; ln -sfn train2017 $W/coco128/labels/val2017
   bash scripts/make-repeated-dataset.sh $W/coco128 $W/coco128x8 8 > /dev/null
+}
+cold_start() {  # the data; build; whole ctest
+  prepare_data
   scripts/gpu-build.sh > $W/build.log 2>&1; echo "build rc=$?" >> $W/build.log; tail -1 $W/build.log
   grep -E "error|invalid-pch" $W/build.log | head -20
   stamp "built"

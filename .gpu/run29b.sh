@@ -6,9 +6,7 @@ source .gpu/common.sh
 DEADLINE=${DEADLINE:-400}
 fits() { [ $((SECONDS + $1)) -lt $DEADLINE ]; }
 stamp "start"
-rm -rf $W/coco128; cp -r $R/coco128 $W/coco128
-ln -sfn train2017 $W/coco128/images/val2017; ln -sfn train2017 $W/coco128/labels/val2017
-bash scripts/make-repeated-dataset.sh $W/coco128 $W/coco128x8 8 > /dev/null
+prepare_data
 scripts/gpu-build.sh libreyolo-host libreyolo_family_yolo9 > $W/build.log 2>&1; stamp "built rc=$?"; tail -2 $W/build.log
 common="data=$W/coco128x8/data.yaml imgsz=640 workers=16 cache=ram device=0 project=/tmp/runs cuda_graph=true"
 n=0

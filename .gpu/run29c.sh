@@ -10,9 +10,7 @@ source .gpu/common.sh
 DEADLINE=${DEADLINE:-560}
 fits() { [ $((SECONDS + $1)) -lt $DEADLINE ]; }
 stamp "start"
-rm -rf $W/coco128; cp -r $R/coco128 $W/coco128
-ln -sfn train2017 $W/coco128/images/val2017; ln -sfn train2017 $W/coco128/labels/val2017
-bash scripts/make-repeated-dataset.sh $W/coco128 $W/coco128x8 8 > /dev/null
+prepare_data
 scripts/gpu-build.sh libreyolo-host libreyolo_family_yolo9 libreyolo_family_yolox > $W/build.log 2>&1; stamp "built rc=$?"
 nvcc -O2 -std=c++17 -arch=sm_90 tests/tools/graph_launch_probe.cu -o /tmp/graph_probe > $W/probe_build.log 2>&1 \
   && /tmp/graph_probe > $OUT/graph_probe.txt 2>&1; stamp "graph launch probe: $(cat $OUT/graph_probe.txt $W/probe_build.log | tr '\n' ' ' | cut -c1-900)"
