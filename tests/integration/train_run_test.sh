@@ -108,6 +108,9 @@ python3 -c 'import json,sys; s=json.load(open(sys.argv[1])); sys.exit(s["best_ep
 "$host" bench step model=examplen data=$data imgsz=160 batch=4 workers=2 steps=2 warmup=1 device=cpu \
   json=$work/bench_step.json > bench_step.log 2>&1 || { cat bench_step.log; fail "bench step"; }
 for f in bench_step.log bench_step.json; do ! leaked_minus_one "$f" || fail "$f shows an internal -1 (above)"; done
+# The back-to-back steps ran and were timed (a positive number of ms per step).
+grep -Eq '"back_to_back_ms": *[0-9]*\.?[0-9]*[1-9]' $work/bench_step.json || { cat $work/bench_step.json; fail "bench step has no back-to-back time"; }
+grep -q "back to back" bench_step.log || fail "bench step's line does not give the back-to-back time"
 echo "ok: a run without validation and a CPU bench step show no internal -1"
 # pretrained=false with a .pt is refused: LibreYOLO would fine-tune anyway.
 if "$host" train "${common[@]:1}" model=$run/weights/last.pt epochs=1 pretrained=false name=nopre > nopre.log 2>&1; then

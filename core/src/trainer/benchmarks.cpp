@@ -118,6 +118,17 @@ void count_ops(Session& s, const data::Batch& batch, const optim::AccumulationWi
   result.all_ops_per_step = static_cast<double>(census.total().all) / steps;
 }
 
+// Mean ms of `steps` steps issued back to back, one synchronisation after the last (the
+// losses are not read: reading one waits for the device).
+double back_to_back_ms(Session& s, const data::Batch& batch, const optim::AccumulationWindow& window,
+                       std::mt19937_64& rng, int steps) {
+  synchronize(s.device);
+  const auto start = Clock::now();
+  for (int i = 0; i < steps; ++i) train_step(s, batch, window, rng);
+  synchronize(s.device);
+  return std::chrono::duration<double, std::milli>(Clock::now() - start).count() / steps;
+}
+
 StepBenchmark run_steps(Session& s, const data::Batch& batch, int warmup, int steps) {
   if (steps < 1 || warmup < 0) throw Error("bench needs steps >= 1", "nothing to time", "pass steps=24");
   std::mt19937_64 rng(static_cast<std::uint64_t>(s.config.seed));
@@ -149,6 +160,7 @@ StepBenchmark run_steps(Session& s, const data::Batch& batch, int warmup, int st
   result.graph_memory_gb = s.capture->graph_memory_gb();
   result.peak_memory_gb = device::peak_memory_gb(s.device);
   if (result.peak_memory_gb >= 0) result.peak_memory_gb += result.graph_memory_gb;
+  result.back_to_back_ms = back_to_back_ms(s, batch, window, rng, steps);
   record_kernels(s, batch, window, rng, result);
   count_ops(s, batch, window, rng, result);
   std::sort(ms.begin(), ms.end());
@@ -261,6 +273,7 @@ StepComparison compare_sessions(const SessionSide& first, const SessionSide& sec
   const auto first_grads = run_side(first, warmup, steps, result.first, &result.first_repeat_gradient_difference);
   const auto second_grads = run_side(second, warmup, steps, result.second, nullptr);
   result.speedup = result.first.fastest_ms / result.second.fastest_ms;
+  result.back_to_back_speedup = result.first.back_to_back_ms / result.second.back_to_back_ms;
   const auto& a = result.first.losses;
   const auto& b = result.second.losses;
   for (std::size_t i = 0; i < a.size() && i < b.size(); ++i) {

@@ -38,6 +38,10 @@ struct StepBenchmark {
   // synchronisation): close to median_ms means the GPU waited for the host.
   double host_median_ms = 0;
   double images_per_second = 0;  // batch / median step time
+  // Mean time of `steps` more steps issued back to back as training issues them: no
+  // synchronisation between them, one at the end. The synchronised steps above cannot show how
+  // much of the host's issue time the GPU hides behind the previous step; this can.
+  double back_to_back_ms = 0;
   // Operations in train_step that made the host wait for the device (HostSyncCounter), per
   // timed step; -1 where not counted (CPU).
   double host_syncs_per_step = -1;
@@ -86,6 +90,7 @@ std::vector<std::pair<std::string, double>> benchmark_op_callers(const TrainRequ
 struct StepComparison {
   StepBenchmark first, second;
   double speedup = 0;                 // first fastest / second fastest
+  double back_to_back_speedup = 0;    // first back_to_back_ms / second's: what training would see
   int identical_losses = 0;           // steps whose total loss is bitwise equal
   double max_loss_difference = 0;     // largest |first - second| relative difference
   double max_gradient_difference = 0; // largest relative difference of any parameter's gradient
