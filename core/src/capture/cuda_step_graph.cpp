@@ -3,11 +3,16 @@
 // work is recorded there. The graph replays on whatever stream is current.
 #include <torch/cuda.h>
 
+#include <cstddef>
 #include <exception>
 #include <map>
+#include <memory>
 #include <mutex>
+#include <vector>
 
 #include "cuda_capture_support.hpp"
+#include "libreyolo/core/log/log.hpp"
+#include "libreyolo/sdk/fused_kernels.hpp"
 
 namespace libreyolo::core::capture::cuda_support {
 namespace {
@@ -37,16 +42,37 @@ std::shared_ptr<StepPool> pool_for(int device) {
   return pool;
 }
 
+// One recorded step, as one executable graph or, under alternate_step_graphs, as two copies of
+// the same recording replayed in turn. Why two: if the driver makes the host wait when it
+// launches a graph whose previous launch is still running (tests/tools/graph_launch_probe.cu asks
+// whether it does, and whether only for graphs with memset nodes, which cuDNN's BatchNorm adds),
+// the host could issue step n + 1 only once step n had finished; with two copies it can issue one
+// step ahead. The copies share everything a step graph shares (the pool, the static buffers):
+// replayed in turn on one stream, each finishes before the next starts.
 class CudaStepGraph : public StepGraph {
  public:
   explicit CudaStepGraph(std::shared_ptr<StepPool> pool) : pool_(std::move(pool)) {}
-  void replay() override { graph.replay(); }
+  void replay() override {
+    copies_[next_]->replay();
+    next_ = (next_ + 1) % copies_.size();
+  }
   double pinned_gb() const override { return pinned_gb_; }
 
-  std::shared_ptr<StepPool> pool_;  // outlives the graph (declared first, destroyed last)
-  at::cuda::CUDAGraph graph;
+  std::shared_ptr<StepPool> pool_;  // outlives the graphs (declared first, destroyed last)
+  std::vector<std::unique_ptr<at::cuda::CUDAGraph>> copies_;  // CUDAGraph cannot be moved
+  std::size_t next_ = 0;
   double pinned_gb_ = 0;
 };
+
+std::size_t step_graph_copies() {
+  if (!sdk::fused_kernel_allowed("alternate_step_graphs")) return 1;
+  static std::once_flag said;
+  std::call_once(said, [] {
+    log::info("fused_kernels: each whole-step graph is recorded twice and the copies replay in turn "
+              "(alternate_step_graphs)");
+  });
+  return 2;
+}
 
 }  // namespace
 
@@ -66,7 +92,10 @@ std::unique_ptr<StepGraph> record_cuda_step(const StepFunction& step, int device
   const auto reserved_before = reserved_bytes(device);
   try {
     AutocastCacheOff cache_off;
-    record_on(graph->graph, stream, graph->pool_->id, step);
+    for (std::size_t copy = 0, copies = step_graph_copies(); copy < copies; ++copy) {
+      graph->copies_.push_back(std::make_unique<at::cuda::CUDAGraph>());
+      record_on(*graph->copies_.back(), stream, graph->pool_->id, step);
+    }
   } catch (const std::exception& e) {
     stream_waits_for(main_stream, stream);
     throw CaptureFailure(e.what());
