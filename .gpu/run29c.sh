@@ -35,7 +35,7 @@ done
 for fused in measured measured+native_batch_norm; do
   n=$((n + 1)); fits 60 || break
   timeout 60 $H profile run $W/coco128x8/data.yaml --model yolo9 --size t --batch 16 workers=16 cache=ram device=0 cuda_graph=true fused_kernels=$fused project=/tmp/runs name=prof_$n > $OUT/profile_$n.log 2>&1
-  stamp "profile yolo9t $fused rc=$?: $(tail -3 $OUT/profile_$n.log | tr '\n' ' ' | cut -c1-400)"
+  stamp "profile yolo9t $fused rc=$?: $(grep -E '^  (forward|step time|GPU busy)|^verdict:' $OUT/profile_$n.log | tr -s ' ' | tr '\n' ' ' | cut -c1-400)"
 done
 fits 90 && lib_trainbench yolo9t yolo9 t
 stamp "end"
