@@ -80,6 +80,7 @@ void check_against_eager(const std::string& policy_names) {
   auto images = torch::empty({4, 3, 32, 32}, gpu).contiguous(torch::MemoryFormat::ChannelsLast);  // static buffers
   auto upstream = torch::empty({4, 4, 32, 32}, gpu).contiguous(torch::MemoryFormat::ChannelsLast);
   test::TinyDetector announcer;  // the manager listens to a detector; this step does not use it
+  announcer.to(torch::kCUDA);     // but records on the device of its parameters
   capture::CaptureManager manager(whole_step_request(), announcer, capture::make_cuda_graph_recorder());
   REQUIRE(manager.whole_step());
   const capture::Shape key = {4, 3, 32, 32, 0, 1, 1};
