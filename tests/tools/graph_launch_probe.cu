@@ -151,10 +151,17 @@ int main() {
   CHECK_CUDA(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
   CHECK_CUDA(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, two_pass_cooperative, kThreads, 0));
   const int cooperative_blocks = std::min(sms * per_sm, (kElements + kThreads - 1) / kThreads);
-  for (Extra extra : {Extra::none, Extra::memset, Extra::cooperative, Extra::none}) {
-    measure(extra, 1, data, scratch, cooperative_blocks, stream);
+  // The cooperative variants last: if this driver cannot capture a cooperative launch, the
+  // probe stops there with the error, after the others have printed.
+  const struct {
+    Extra extra;
+    int copies;
+  } variants[] = {{Extra::none, 1},   {Extra::memset, 1},      {Extra::memset, 2},
+                  {Extra::none, 1},   {Extra::cooperative, 1}, {Extra::cooperative, 2}};
+  for (const auto& v : variants) {
+    measure(v.extra, v.copies, data, scratch, cooperative_blocks, stream);
+    std::fflush(stdout);
   }
-  for (Extra extra : {Extra::memset, Extra::cooperative}) measure(extra, 2, data, scratch, cooperative_blocks, stream);
   CHECK_CUDA(cudaStreamDestroy(stream));
   CHECK_CUDA(cudaFree(data));
   CHECK_CUDA(cudaFree(scratch));
