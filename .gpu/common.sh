@@ -47,3 +47,10 @@ cold_start() {  # the data; build; whole ctest
   grep -E "tests passed|tests failed|ctest rc|Failed|ERROR|values:" $OUT/ctest.log | head -20
   stamp "ctest done"
 }
+fits() { [ $((SECONDS + $1)) -lt ${DEADLINE:-560} ]; }  # SECONDS: will a step of $1 s end before the call's DEADLINE?
+YOLO_COMMON="data=$W/coco128x8/data.yaml imgsz=640 workers=16 cache=ram device=0 project=/tmp/runs cuda_graph=true"
+bench_fused() {  # OUTFILE MODEL CANDIDATES: bench fused measured+CANDIDATES at batch 16 (60 s at most), stamped
+  local file=$1 model=$2 candidates=$3
+  timeout 60 $H bench fused model=$model $YOLO_COMMON batch=16 steps=30 warmup=10 fused_kernels=measured+$candidates > $file 2>&1
+  stamp "fused $candidates $model rc=$?: $(grep -E 'speedup|composed:|fused:' $file | cut -c1-420)"
+}

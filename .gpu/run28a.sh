@@ -5,15 +5,13 @@
 # batch 8 (#21's fastest/busy <= 1.03x, not measured since the whole-step graph), and end to end
 # beside LibreYOLO.
 source .gpu/common.sh
-DEADLINE=${DEADLINE:-560}  # seconds this call may use: each step below runs only if it fits
-fits() { [ $((SECONDS + $1)) -lt $DEADLINE ]; }
+DEADLINE=${DEADLINE:-560}  # seconds this call may use: each step below runs only if it fits (fits)
 stamp "start"
 cold_start
-common="data=$W/coco128x8/data.yaml imgsz=640 workers=16 cache=ram device=0 project=/tmp/runs cuda_graph=true"
+common=$YOLO_COMMON
 for model in yolo9t yoloxs; do
   fits 60 || break
-  timeout 60 $H bench fused model=$model $common batch=16 steps=30 warmup=10 fused_kernels=measured+native_batch_norm > $OUT/fused_nbn_$model.txt 2>&1
-  stamp "fused native_batch_norm $model rc=$?: $(grep -E 'speedup|composed:|fused:' $OUT/fused_nbn_$model.txt | cut -c1-300)"
+  bench_fused $OUT/fused_nbn_$model.txt $model native_batch_norm
 done
 fits 45 && { timeout 45 $H bench step model=yolo9t $common batch=8 steps=100 warmup=20 > $OUT/step8.txt 2>&1
   stamp "step batch 8 rc=$?: $(grep -E 'fastest|busy|host' $OUT/step8.txt | head -6 | tr '\n' ' ' | cut -c1-400)"; }

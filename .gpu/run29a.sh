@@ -3,15 +3,13 @@
 # native_batch_norm never leaving cuDNN), then native_batch_norm in the step for both YOLOs (now
 # really PyTorch's kernels), and if time allows end to end for YOLOv9-t with and without it.
 source .gpu/common.sh
-DEADLINE=${DEADLINE:-560}  # seconds this call may use: each step below runs only if it fits
-fits() { [ $((SECONDS + $1)) -lt $DEADLINE ]; }
+DEADLINE=${DEADLINE:-560}  # seconds this call may use: each step below runs only if it fits (fits)
 stamp "start"
 cold_start
-common="data=$W/coco128x8/data.yaml imgsz=640 workers=16 cache=ram device=0 project=/tmp/runs cuda_graph=true"
+common=$YOLO_COMMON
 for model in yolo9t yoloxs; do
   fits 60 || break
-  timeout 60 $H bench fused model=$model $common batch=16 steps=30 warmup=10 fused_kernels=measured+native_batch_norm > $OUT/fused_nbn_$model.txt 2>&1
-  stamp "fused native_batch_norm $model rc=$?: $(grep -E 'speedup|composed:|fused:' $OUT/fused_nbn_$model.txt | cut -c1-420)"
+  bench_fused $OUT/fused_nbn_$model.txt $model native_batch_norm
 done
 for fused in measured measured+native_batch_norm; do
   fits 50 || break

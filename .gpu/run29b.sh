@@ -4,11 +4,10 @@
 # native_batch_norm against 806 without, while its step was only 1.005x faster, so check that.
 source .gpu/common.sh
 DEADLINE=${DEADLINE:-400}
-fits() { [ $((SECONDS + $1)) -lt $DEADLINE ]; }
 stamp "start"
 prepare_data
 scripts/gpu-build.sh libreyolo-host libreyolo_family_yolo9 > $W/build.log 2>&1; stamp "built rc=$?"; tail -2 $W/build.log
-common="data=$W/coco128x8/data.yaml imgsz=640 workers=16 cache=ram device=0 project=/tmp/runs cuda_graph=true"
+common=$YOLO_COMMON
 n=0
 for fused in measured+native_batch_norm measured measured+native_batch_norm; do
   n=$((n + 1)); fits 40 || break

@@ -13,18 +13,16 @@
 #   5. LibreYOLO's trainer beside them.
 source .gpu/common.sh
 DEADLINE=${DEADLINE:-560}
-fits() { [ $((SECONDS + $1)) -lt $DEADLINE ]; }
 stamp "start"
 prepare_data
 scripts/gpu-build.sh libreyolo-host libreyolo_family_yolo9 libreyolo_family_yolox > $W/build.log 2>&1; stamp "built rc=$?"
 grep -E "error" $W/build.log | head -10
 nvcc -O2 -std=c++17 -arch=sm_90 tests/tools/graph_launch_probe.cu -o /tmp/graph_probe > $W/probe_build.log 2>&1 \
   && /tmp/graph_probe > $OUT/graph_probe.txt 2>&1; stamp "graph launch probe: $(cat $OUT/graph_probe.txt $W/probe_build.log | tr '\n' ' ' | cut -c1-1200)"
-common="data=$W/coco128x8/data.yaml imgsz=640 workers=16 cache=ram device=0 project=/tmp/runs cuda_graph=true"
+common=$YOLO_COMMON
 for candidate in native_batch_norm alternate_step_graphs; do
   fits 60 || break
-  timeout 60 $H bench fused model=yolo9t $common batch=16 steps=30 warmup=10 fused_kernels=measured+$candidate > $OUT/fused_$candidate.txt 2>&1
-  stamp "fused $candidate yolo9t rc=$?: $(grep -E 'speedup' $OUT/fused_$candidate.txt | cut -c1-300)"
+  bench_fused $OUT/fused_$candidate.txt yolo9t $candidate
 done
 n=0
 for fused in measured measured+native_batch_norm measured+alternate_step_graphs measured; do
