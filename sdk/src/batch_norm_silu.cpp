@@ -58,25 +58,41 @@ std::string device_refusal(const BatchNorm2dImpl& bn, const torch::Tensor& x) {
   return "";
 }
 
-// The fused_kernels policy and the inputs decide. The first decision in training mode is logged
-// once: evaluation always composes (and a model may evaluate before it trains), so logging the
-// first decision of any kind could hide the one that matters.
-bool fused_chosen(const BatchNorm2dImpl& bn, const torch::Tensor& x) {
-  if (!fused_kernel_allowed("batch_norm_silu")) return false;
+enum class Kernel { composed, three_launch, cluster };
+
+// Among the fused kernels the policy allows (batch_norm_silu: the three-launch kernels;
+// batch_norm_silu_cluster: the one-launch cluster kernels, which take small channels-last
+// activations only): the cluster kernels where they fit, else the three-launch ones if allowed.
+// Where only the cluster kernels are allowed and x does not fit them, cuDNN's BatchNorm and
+// PyTorch's SiLU run (so that `bench fused` measures the cluster kernels alone against the default).
+Kernel kernel_for(const BatchNorm2dImpl& bn, const torch::Tensor& x, bool log_choice) {
+  const bool three = fused_kernel_allowed("batch_norm_silu"), cluster = fused_kernel_allowed("batch_norm_silu_cluster");
+  if (!three && !cluster) return Kernel::composed;
   const auto refusal = batch_norm_silu_refusal(bn, x);
-  if (bn.is_training()) {
+  if (log_choice) {  // evaluation always composes, so only a training decision is worth the line
     static std::once_flag once;
     log_first_fused_choice(once, refusal, "fused_kernels: BatchNorm + SiLU runs the fused CUDA kernel",
                            "fused_kernels: BatchNorm + SiLU runs composed PyTorch ops");
   }
-  return refusal.empty();
+  if (!refusal.empty()) return Kernel::composed;
+  if (cluster && fused_batch_norm_silu_cluster_fits(x)) return Kernel::cluster;
+  return three ? Kernel::three_launch : Kernel::composed;
 }
 
 // BatchNorm's training forward, fused: the step count moves as the module's own forward moves it.
-torch::Tensor fused_forward(BatchNorm2dImpl& bn, const torch::Tensor& x) {
+torch::Tensor fused_forward(BatchNorm2dImpl& bn, const torch::Tensor& x, Kernel kernel) {
   if (bn.num_batches_tracked.defined()) count_batch(bn.num_batches_tracked);
   return fused_batch_norm_silu(x, bn.weight, bn.bias, bn.running_mean, bn.running_var, *bn.options.momentum(),
-                               bn.options.eps());
+                               bn.options.eps(), kernel == Kernel::cluster);
+}
+
+const char* name_of(Kernel kernel) {
+  switch (kernel) {
+    case Kernel::three_launch: return "three_launch";
+    case Kernel::cluster: return "cluster";
+    case Kernel::composed: break;
+  }
+  return "composed";
 }
 
 }  // namespace
@@ -88,8 +104,15 @@ std::string batch_norm_silu_refusal(const BatchNorm2dImpl& bn, const torch::Tens
 }
 
 torch::Tensor batch_norm_silu(BatchNorm2d& bn, const torch::Tensor& x) {
-  if (fused_chosen(*bn, x)) return fused_forward(*bn, x);
+  const auto kernel = kernel_for(*bn, x, bn->is_training());
+  if (kernel != Kernel::composed) return fused_forward(*bn, x, kernel);
   return torch::silu(bn->forward(x));
+}
+
+bool batch_norm_silu_cluster_runnable() { return fused_batch_norm_silu_clusters_on_device(); }
+
+std::string batch_norm_silu_kernel(const BatchNorm2dImpl& bn, const torch::Tensor& x) {
+  return name_of(kernel_for(bn, x, /*log_choice=*/false));
 }
 
 }  // namespace libreyolo::sdk

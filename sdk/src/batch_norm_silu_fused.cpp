@@ -44,20 +44,34 @@ void check_launch(int code, const char* which) {
 
 void* current_stream() { return at::cuda::getCurrentCUDAStream().stream(); }
 
+// One direction's launch: the cluster kernels where asked and the shape fits, else the three.
+template <class Args>
+int launch(const fused::BnSiluShape& shape, const Args& args, bool cluster,
+           int (*cluster_kernels)(const fused::BnSiluShape&, const Args&, void*),
+           int (*three_launches)(const fused::BnSiluShape&, const Args&, void*)) {
+  if (cluster && fused::bn_silu_cluster_fits(shape)) return cluster_kernels(shape, args, current_stream());
+  return three_launches(shape, args, current_stream());
+}
+
+// The three-launch kernels' workspace, none for the cluster kernels.
+torch::Tensor workspace_for(const torch::Tensor& x, int64_t elements, bool cluster, const fused::BnSiluShape& shape) {
+  return torch::empty({cluster && fused::bn_silu_cluster_fits(shape) ? 0 : elements}, float_options(x));
+}
+
 class FusedBatchNormSilu : public torch::autograd::Function<FusedBatchNormSilu> {
  public:
   // x: CUDA [N, C, H, W] float16/float32, contiguous NCHW or channels-last; the rest float32 [C].
   // running_mean and running_var are written in place (they never need gradients).
   static torch::Tensor forward(AutogradContext* ctx, const torch::Tensor& x, const torch::Tensor& weight,
                                const torch::Tensor& bias, const torch::Tensor& running_mean,
-                               const torch::Tensor& running_var, double momentum, double eps) {
+                               const torch::Tensor& running_var, double momentum, double eps, bool cluster) {
     const c10::cuda::CUDAGuard guard(x.device());
     const bool channels_last = fused_layout::channels_last(x);
     auto y = torch::empty(x.sizes(), x.options().memory_format(format_of(channels_last)));
     const auto shape = shape_of(x, channels_last, aligned16({&x, &y}));
     auto save_mean = torch::empty({shape.channels}, float_options(x));
     auto save_invstd = torch::empty({shape.channels}, float_options(x));
-    auto workspace = torch::empty({fused::bn_silu_forward_workspace(shape)}, float_options(x));
+    auto workspace = workspace_for(x, fused::bn_silu_forward_workspace(shape), cluster, shape);
     fused::BnSiluForwardArgs a;
     a.x = x.data_ptr();
     a.weight = weight.data_ptr<float>();
@@ -70,10 +84,11 @@ class FusedBatchNormSilu : public torch::autograd::Function<FusedBatchNormSilu> 
     a.save_mean = save_mean.data_ptr<float>();
     a.save_invstd = save_invstd.data_ptr<float>();
     a.workspace = workspace.data_ptr<float>();
-    check_launch(fused::bn_silu_forward(shape, a, current_stream()), "forward");
+    check_launch(launch(shape, a, cluster, fused::bn_silu_cluster_forward, fused::bn_silu_forward), "forward");
     // Only x is kept (not the normalised tensor nor y): the backward recomputes z from it.
     ctx->save_for_backward({x, weight, bias, save_mean, save_invstd});
     ctx->saved_data["channels_last"] = channels_last;
+    ctx->saved_data["cluster"] = cluster;
     return y;
   }
 
@@ -82,6 +97,7 @@ class FusedBatchNormSilu : public torch::autograd::Function<FusedBatchNormSilu> 
     const auto &x = saved[0], &weight = saved[1], &bias = saved[2], &save_mean = saved[3], &save_invstd = saved[4];
     const c10::cuda::CUDAGuard guard(x.device());
     const bool channels_last = ctx->saved_data["channels_last"].toBool();
+    const bool cluster = ctx->saved_data["cluster"].toBool();
     // The incoming gradient may be another type, strided or expanded (a sum's backward): the
     // kernels read it dense in x's layout and type.
     const auto grad_y = grads[0].to(x.scalar_type()).contiguous(format_of(channels_last));
@@ -89,7 +105,7 @@ class FusedBatchNormSilu : public torch::autograd::Function<FusedBatchNormSilu> 
     const auto shape = shape_of(x, channels_last, aligned16({&x, &grad_y, &grad_x}));
     auto grad_weight = torch::empty({shape.channels}, float_options(x));
     auto grad_bias = torch::empty({shape.channels}, float_options(x));
-    auto workspace = torch::empty({fused::bn_silu_backward_workspace(shape)}, float_options(x));
+    auto workspace = workspace_for(x, fused::bn_silu_backward_workspace(shape), cluster, shape);
     fused::BnSiluBackwardArgs a;
     a.x = x.data_ptr();
     a.grad_y = grad_y.data_ptr();
@@ -101,9 +117,11 @@ class FusedBatchNormSilu : public torch::autograd::Function<FusedBatchNormSilu> 
     a.grad_weight = grad_weight.data_ptr<float>();
     a.grad_bias = grad_bias.data_ptr<float>();
     a.workspace = workspace.data_ptr<float>();
-    check_launch(fused::bn_silu_backward(shape, a, current_stream()), "backward");
-    // One gradient per forward argument: none for the running statistics, momentum and eps.
-    return {grad_x, grad_weight, grad_bias, torch::Tensor(), torch::Tensor(), torch::Tensor(), torch::Tensor()};
+    check_launch(launch(shape, a, cluster, fused::bn_silu_cluster_backward, fused::bn_silu_backward), "backward");
+    // One gradient per forward argument: none for the running statistics, momentum, eps and the
+    // kernel choice.
+    return {grad_x, grad_weight, grad_bias, torch::Tensor(), torch::Tensor(), torch::Tensor(), torch::Tensor(),
+            torch::Tensor()};
   }
 };
 
@@ -111,15 +129,23 @@ class FusedBatchNormSilu : public torch::autograd::Function<FusedBatchNormSilu> 
 
 std::string fused_batch_norm_silu_unavailable() { return ""; }
 
+bool fused_batch_norm_silu_clusters_on_device() { return torch::cuda::is_available() && fused::bn_silu_clusters_on_device(); }
+
+bool fused_batch_norm_silu_cluster_fits(const torch::Tensor& x) {
+  const bool channels_last = fused_layout::channels_last(x);
+  return x.dim() == 4 && x.is_cuda() && (x.scalar_type() == torch::kHalf || x.scalar_type() == torch::kFloat) &&
+         fused::bn_silu_cluster_fits(shape_of(x, channels_last, aligned16({&x})));
+}
+
 torch::Tensor fused_batch_norm_silu(const torch::Tensor& x, const torch::Tensor& weight, const torch::Tensor& bias,
                                     const torch::Tensor& running_mean, const torch::Tensor& running_var,
-                                    double momentum, double eps) {
+                                    double momentum, double eps, bool cluster) {
   TORCH_CHECK(x.is_cuda() && x.dim() == 4 && (x.scalar_type() == torch::kHalf || x.scalar_type() == torch::kFloat),
               "fused_batch_norm_silu: x must be a 4-D float16 or float32 CUDA tensor, got ", x.sizes(), " ",
               x.scalar_type(), " on ", x.device());
   TORCH_CHECK(x.is_contiguous() || x.is_contiguous(torch::MemoryFormat::ChannelsLast),
               "fused_batch_norm_silu: x must be contiguous NCHW or channels-last");
-  return FusedBatchNormSilu::apply(x, weight, bias, running_mean, running_var, momentum, eps);
+  return FusedBatchNormSilu::apply(x, weight, bias, running_mean, running_var, momentum, eps, cluster);
 }
 
 }  // namespace libreyolo::sdk

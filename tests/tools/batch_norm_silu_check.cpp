@@ -2,7 +2,9 @@
 // (silu(bn(x))) at YOLOv9-t's sizes (batch 16, 640 px, channels-last float16 as the trainer runs
 // it under AMP): the largest differences of the output, grad_x, the weight's and bias's
 // gradients and the running statistics (relative to each tensor's largest magnitude), and the
-// time of one training forward + backward each way. Exits 77 (skipped) without CUDA or without
+// time of one training forward + backward each way: the composed ops, the three-launch kernels
+// (`batch_norm_silu`) and the one-launch cluster kernels (`batch_norm_silu_cluster`, where the
+// activation fits them; "composed" is printed where it does not). Exits 77 (skipped) without CUDA or without
 // the kernels in the build. Links the SDK only, so it builds in a minute on the GPU machine.
 // Usage: batch_norm_silu_check
 #include <torch/torch.h>
@@ -14,6 +16,7 @@
 #include <iomanip>
 #include <iostream>
 #include <memory>
+#include <string>
 #include <vector>
 
 #include "gpu_check_common.hpp"
@@ -27,14 +30,16 @@ namespace {
 struct Run {
   torch::Tensor y, grad_x, grad_weight, grad_bias, running_mean, running_var;
   double ms = 0;
+  std::string kernel;
 };
 
 // The same layer each way: a copy of `bn` whose statistics move once per call.
-Run run(sdk::FusedKernels policy, const sdk::BatchNorm2d& bn, const torch::Tensor& x_in,
+Run run(sdk::FusedKernels policy, const char* only, const sdk::BatchNorm2d& bn, const torch::Tensor& x_in,
         const torch::Tensor& upstream) {
-  sdk::set_fused_kernels(policy);
+  sdk::set_fused_kernels(policy, only);
   auto layer = sdk::BatchNorm2d(std::dynamic_pointer_cast<sdk::BatchNorm2dImpl>(bn->clone()));
   Run r;
+  r.kernel = sdk::batch_norm_silu_kernel(*layer, x_in);
   const auto once = [&] {
     auto x = x_in.detach().requires_grad_();
     layer->zero_grad();
@@ -57,6 +62,19 @@ using tools::relative;
 // to float16 too; tests/unit/sdk/test_batch_norm_silu.cpp holds the fused kernel to a float64
 // reference): float16 y and grad x within 2e-3, the weight's and bias's gradients (float32 sums
 // over 16 * h * w values rounded differently) within 1e-3, the running statistics within 1e-4.
+bool within_tolerance(const Run& fused, const Run& composed, const char* name) {
+  const double d_y = relative(fused.y, composed.y), d_x = relative(fused.grad_x, composed.grad_x),
+               d_w = relative(fused.grad_weight, composed.grad_weight),
+               d_b = relative(fused.grad_bias, composed.grad_bias),
+               d_stats = std::max(relative(fused.running_mean, composed.running_mean),
+                                  relative(fused.running_var, composed.running_var));
+  const bool ok = d_y < 2e-3 && d_x < 2e-3 && d_w < 1e-3 && d_b < 1e-3 && d_stats < 1e-4;
+  std::cout << "  " << name << " (runs " << fused.kernel << "): " << fused.ms << " ms; relative differences y " << d_y
+            << ", grad x " << d_x << ", grad weight " << d_w << ", grad bias " << d_b << ", running stats " << d_stats
+            << (ok ? " (ok)" : " (ABOVE TOLERANCE)") << "\n";
+  return ok;
+}
+
 bool check(int64_t channels, int64_t size) {
   torch::manual_seed(5);
   const auto opts = torch::TensorOptions().device(torch::kCUDA);
@@ -71,18 +89,14 @@ bool check(int64_t channels, int64_t size) {
   const auto channels_last = torch::MemoryFormat::ChannelsLast;
   const auto x = (torch::randn(shape, opts) * 1.5 + 0.5).to(torch::kFloat16).contiguous(channels_last);
   const auto upstream = torch::randn(shape, opts).to(torch::kFloat16).contiguous(channels_last);
-  const auto composed = run(sdk::FusedKernels::off, bn, x, upstream);
-  const auto fused = run(sdk::FusedKernels::when_built, bn, x, upstream);
-  const double d_y = relative(fused.y, composed.y), d_x = relative(fused.grad_x, composed.grad_x),
-               d_w = relative(fused.grad_weight, composed.grad_weight),
-               d_b = relative(fused.grad_bias, composed.grad_bias),
-               d_stats = std::max(relative(fused.running_mean, composed.running_mean),
-                                  relative(fused.running_var, composed.running_var));
-  const bool ok = d_y < 2e-3 && d_x < 2e-3 && d_w < 1e-3 && d_b < 1e-3 && d_stats < 1e-4;
+  const auto composed = run(sdk::FusedKernels::off, "", bn, x, upstream);
   std::cout << std::setprecision(3) << "16x" << channels << "x" << size << "x" << size
-            << " (channels-last float16): relative differences y " << d_y << ", grad x " << d_x << ", grad weight "
-            << d_w << ", grad bias " << d_b << ", running stats " << d_stats << (ok ? " (ok)" : " (ABOVE TOLERANCE)")
-            << "; forward + backward composed " << composed.ms << " ms, fused " << fused.ms << " ms\n";
+            << " (channels-last float16): forward + backward composed " << composed.ms << " ms\n";
+  bool ok = true;
+  for (const char* only : {"batch_norm_silu", "batch_norm_silu_cluster"}) {
+    const auto fused = run(sdk::FusedKernels::when_built, only, bn, x, upstream);
+    ok = within_tolerance(fused, composed, only) && ok;
+  }
   return ok;
 }
 

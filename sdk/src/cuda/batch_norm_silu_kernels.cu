@@ -26,10 +26,13 @@
 
 #include "batch_norm_silu_kernels.hpp"
 #include "launch_size.cuh"
+#include "batch_norm_silu_device.cuh"
 #include "vector_access.cuh"
 
 namespace libreyolo::sdk::fused {
 namespace {
+
+using namespace bn_silu;
 
 constexpr int kThreads = 256;             // a pass's block
 constexpr int kFinalLanes = 32;           // a finalising block: 32 channels ...
@@ -126,32 +129,6 @@ __device__ inline Walk walk(const Geometry& g) {
   return w;
 }
 
-// V per-channel float32 values from a [C] array.
-template <int V>
-__device__ inline void channel_values(const float* __restrict__ a, int64_t c, float (&out)[V]) {
-#pragma unroll
-  for (int v = 0; v < V; ++v) out[v] = a[c + v];
-}
-
-// Count, mean and sum of squared deviations (Chan et al.'s pairwise combination): robust where
-// a plain sum of squares would cancel (a mean large against the deviation).
-struct Moments {
-  float n, mean, m2;
-};
-
-__device__ inline Moments combine(const Moments& a, const Moments& b) {
-  if (b.n == 0.f) return a;
-  if (a.n == 0.f) return b;
-  const float n = a.n + b.n, delta = b.mean - a.mean, share = b.n / n;
-  return {n, a.mean + delta * share, a.m2 + b.m2 + delta * delta * a.n * share};
-}
-
-struct Sums {  // the backward's sum of g and of g * xhat, g = grad_y * silu'(z)
-  float g, gx;
-};
-
-__device__ inline Sums combine(const Sums& a, const Sums& b) { return {a.g + b.g, a.gx + b.gx}; }
-
 // Partials live as [field][partial][channel] floats, so a block's lanes write adjacent channels.
 __device__ inline void put(float* ws, int64_t partials, int64_t channels, int64_t p, int64_t c, const Moments& m) {
   ws[p * channels + c] = m.n;
@@ -200,22 +177,9 @@ __device__ inline void put_all(float* ws, const Geometry& g, const Walk& w, cons
   for (int v = 0; v < V; ++v) put(ws, g.partials, g.channels, blockIdx.x, w.channel + v, total[v]);
 }
 
-// exp for silu: the float16 path's result is rounded to 11 bits, so the fast intrinsic (2 ulp of
-// float32) costs nothing there and keeps the pass memory-bound; float32 keeps the exact expf.
-template <class T>
-__device__ inline float silu_exp(float z) {
-  if constexpr (sizeof(T) == 2) {
-    return __expf(z);
-  } else {
-    return expf(z);
-  }
-}
-
 // ---- forward ----
 
-// Per block and channel: the moments of the elements its threads visit. A thread sums
-// deviations from its channel's first element (the shift), so that float32 keeps the digits
-// of the variance however far the mean is from zero.
+// Per block and channel: the moments of the elements its threads visit (shifted_moments).
 template <class T, int V>
 __global__ void __launch_bounds__(kThreads) moments_kernel(Geometry g, const T* __restrict__ x,
                                                          float* __restrict__ partials) {
@@ -238,22 +202,11 @@ __global__ void __launch_bounds__(kThreads) moments_kernel(Geometry g, const T* 
     ++count;
   }
   Moments mine[V];
-  const float n = static_cast<float>(count);
 #pragma unroll
-  for (int v = 0; v < V; ++v) {
-    const float mean_d = count > 0 ? sum[v] / n : 0.f;
-    mine[v] = count > 0 ? Moments{n, shift[v] + mean_d, fmaxf(squares[v] - sum[v] * mean_d, 0.f)}
-                        : Moments{0.f, 0.f, 0.f};
-  }
+  for (int v = 0; v < V; ++v) mine[v] = shifted_moments(count, shift[v], sum[v], squares[v]);
   block_total<V>(cell, mine, g.lanes, kThreads / g.lanes);
   put_all<V>(partials, g, w, mine);
 }
-
-struct Running {
-  float* mean;
-  float* var;
-  float momentum, eps;
-};
 
 // Per channel: the partials combined in a fixed order; the saved mean and 1 / sqrt(var + eps)
 // (biased variance, as BatchNorm normalises), and the running statistics moved towards the
@@ -275,41 +228,8 @@ __global__ void finalize_moments_kernel(int64_t channels, int64_t partials, cons
   }
   block_total<1>(cell, mine, kFinalLanes, kFinalSlots);
   if (slot != 0 || c >= channels) return;
-  const Moments& total = mine[0];
-  const float var = total.m2 / total.n;
-  save_mean[c] = total.mean;
-  save_invstd[c] = 1.f / sqrtf(var + running.eps);
-  const float keep = 1.f - running.momentum;
-  running.mean[c] = running.momentum * total.mean + keep * running.mean[c];
-  running.var[c] = running.momentum * (total.m2 / (total.n - 1.f)) + keep * running.var[c];
+  finish_moments(mine[0], c, running, save_mean, save_invstd);
 }
-
-struct Affine {  // the per-channel values every elementwise pass reads
-  const float* mean;
-  const float* invstd;
-  const float* weight;
-  const float* bias;
-};
-
-// z = scale * x + offset is BatchNorm's weight * (x - mean) * invstd + bias with the per-channel
-// products taken once.
-template <int V>
-struct ChannelAffine {
-  float mean[V], invstd[V], scale[V], offset[V];
-
-  __device__ void read(const Affine& a, int64_t c) {
-    float weight[V], bias[V];
-    channel_values<V>(a.mean, c, mean);
-    channel_values<V>(a.invstd, c, invstd);
-    channel_values<V>(a.weight, c, weight);
-    channel_values<V>(a.bias, c, bias);
-#pragma unroll
-    for (int v = 0; v < V; ++v) {
-      scale[v] = weight[v] * invstd[v];
-      offset[v] = bias[v] - mean[v] * scale[v];
-    }
-  }
-};
 
 // y = silu(z).
 template <class T, int V>
@@ -324,30 +244,13 @@ __global__ void __launch_bounds__(kThreads) forward_apply_kernel(Geometry g, con
     load<V>(x, i, value);
 #pragma unroll
     for (int v = 0; v < V; ++v) {
-      const float z = fmaf(k.scale[v], value[v], k.offset[v]);
-      value[v] = z / (1.f + silu_exp<T>(-z));
+      value[v] = silu_of<T>(fmaf(k.scale[v], value[v], k.offset[v]));
     }
     store<V>(y, i, value);
   }
 }
 
 // ---- backward ----
-
-// At element i: g = grad_y * silu'(z), silu'(z) = s * (1 + z * (1 - s)) with s = sigmoid(z), z
-// recomputed; and xhat, the normalised input.
-template <class T, int V>
-__device__ inline void activation_grad(const T* __restrict__ x, const T* __restrict__ grad_y, int64_t i,
-                                       const ChannelAffine<V>& k, float (&g)[V], float (&xhat)[V]) {
-  float value[V];
-  load<V>(x, i, value);
-  load<V>(grad_y, i, g);
-#pragma unroll
-  for (int v = 0; v < V; ++v) {
-    xhat[v] = (value[v] - k.mean[v]) * k.invstd[v];
-    const float z = fmaf(k.scale[v], value[v], k.offset[v]), s = 1.f / (1.f + silu_exp<T>(-z));
-    g[v] *= s * (1.f + z * (1.f - s));
-  }
-}
 
 // Per block and channel: the sums of g (the bias's gradient) and of g * xhat (the weight's).
 template <class T, int V>
@@ -418,7 +321,7 @@ __global__ void __launch_bounds__(kThreads, kBackwardBlocksPerSm) backward_apply
     float gi[V], xhat[V];
     activation_grad<T, V>(x, grad_y, i, k, gi, xhat);
 #pragma unroll
-    for (int v = 0; v < V; ++v) gi[v] = k.scale[v] * (gi[v] - mean_g[v] - xhat[v] * mean_gx[v]);
+    for (int v = 0; v < V; ++v) gi[v] = input_grad(k.scale[v], gi[v], xhat[v], mean_g[v], mean_gx[v]);
     store<V>(grad_x, i, gi);
   }
 }

@@ -60,4 +60,15 @@ int bn_silu_forward(const BnSiluShape& shape, const BnSiluForwardArgs& args, voi
 int bn_silu_backward(const BnSiluShape& shape, const BnSiluBackwardArgs& args, void* stream);
 const char* bn_silu_error_text(int code);
 
+// The one-launch variant (batch_norm_silu_cluster_kernels.cu): one thread-block cluster per tile of
+// 16 bytes' worth of channels, its blocks' sums combined through distributed shared memory, no
+// workspace (the args' workspace is not read). It takes channels-last, 16-byte aligned tensors with
+// C a multiple of 8 (float16) or 4 (float32), up to 131,072 rows (N*H*W), on a device of compute
+// capability 9.0 or later: bn_silu_cluster_fits says whether. Same arguments, same results
+// within float32 rounding (bitwise the same run after run); returns as the three-launch ones.
+bool bn_silu_cluster_fits(const BnSiluShape& shape);
+bool bn_silu_clusters_on_device();  // the current device's compute capability is 9.0 or later
+int bn_silu_cluster_forward(const BnSiluShape& shape, const BnSiluForwardArgs& args, void* stream);
+int bn_silu_cluster_backward(const BnSiluShape& shape, const BnSiluBackwardArgs& args, void* stream);
+
 }  // namespace libreyolo::sdk::fused

@@ -17,9 +17,9 @@ namespace sdk = libreyolo::sdk;
 
 namespace {
 
-struct PolicyGuard {  // the policy is process-wide: leave it as found
+struct PolicyGuard {  // the policy is process-wide: leave it as found (tests set no `only` list)
   sdk::FusedKernels before = sdk::fused_kernels();
-  explicit PolicyGuard(sdk::FusedKernels policy) { sdk::set_fused_kernels(policy); }
+  explicit PolicyGuard(sdk::FusedKernels policy, const std::string& only = "") { sdk::set_fused_kernels(policy, only); }
   ~PolicyGuard() { sdk::set_fused_kernels(before); }
 };
 
@@ -134,6 +134,18 @@ void expect(const std::string& refusal, const std::string& part) {
 
 }  // namespace
 
+TEST_CASE("batch_norm_silu_kernel names what runs: composed whenever the policy or the inputs refuse") {
+  const auto bn = layer(8);
+  const auto x = input({2, 8, 5, 4}).contiguous(torch::MemoryFormat::ChannelsLast);
+  for (const char* only : {"", "batch_norm_silu", "batch_norm_silu_cluster"}) {
+    const PolicyGuard on(sdk::FusedKernels::when_built, only);
+    CHECK(sdk::batch_norm_silu_kernel(*bn, x) == "composed");  // a CPU tensor
+  }
+  const PolicyGuard off(sdk::FusedKernels::off);
+  CHECK(sdk::batch_norm_silu_kernel(*bn, x) == "composed");
+  if (!torch::cuda::is_available()) CHECK_FALSE(sdk::batch_norm_silu_cluster_runnable());
+}
+
 TEST_CASE("batch_norm_silu_refusal names what the fused kernel does not take") {
   const auto x = torch::randn({2, 4, 3, 3});
   const auto refusal = [&](const torch::nn::BatchNorm2dOptions& options, const torch::Tensor& in) {
@@ -197,11 +209,13 @@ torch::Tensor misaligned_copy(const torch::Tensor& x) {
 }
 
 // The fused kernel on CUDA (x in dtype, in the layout asked) against the composed ops in float64
-// on the same values; then the same fused step again, which must give the same bits.
+// on the same values; then the same fused step again, which must give the same bits. `only`: the
+// kernels the policy allows ("" every one), `kernel`: what batch_norm_silu_kernel must say runs.
 void check_fused(const std::vector<int64_t>& shape, torch::Dtype dtype, bool channels_last, const Tolerance& tol,
-                 bool misaligned = false) {
+                 bool misaligned = false, const std::string& only = "batch_norm_silu",
+                 const std::string& kernel = "three_launch") {
   INFO("shape ", torch::IntArrayRef(shape), ", ", dtype, channels_last ? ", channels-last" : ", NCHW",
-       misaligned ? ", misaligned" : "");
+       misaligned ? ", misaligned" : "", ", ", only);
   const auto bn = layer(shape[1]);
   const auto x = input(shape).to(dtype);  // the reference gets the same (rounded) values
   const auto upstream = torch::randn(shape).to(dtype);
@@ -214,9 +228,10 @@ void check_fused(const std::vector<int64_t>& shape, torch::Dtype dtype, bool cha
   const auto format = channels_last ? torch::MemoryFormat::ChannelsLast : torch::MemoryFormat::Contiguous;
   const auto dense = x.to(torch::kCUDA).contiguous(format);
   const auto x_cuda = misaligned ? misaligned_copy(dense) : dense;
-  const PolicyGuard on(sdk::FusedKernels::when_built);
+  const PolicyGuard on(sdk::FusedKernels::when_built, only);
   auto fused = copy_of(bn, torch::kCUDA, torch::kFloat32), repeat = copy_of(bn, torch::kCUDA, torch::kFloat32);
   REQUIRE(sdk::batch_norm_silu_refusal(*fused, x_cuda).empty());
+  REQUIRE(sdk::batch_norm_silu_kernel(*fused, x_cuda) == kernel);
   got = step(fused, x_cuda, upstream.to(torch::kCUDA), through_sdk);
   again = step(repeat, x_cuda, upstream.to(torch::kCUDA), through_sdk);
   CHECK((got.y.scalar_type() == dtype));
@@ -262,4 +277,44 @@ TEST_CASE("the fused BatchNorm + SiLU equals the composed ops in float16 within 
     for (const bool channels_last : {true, false})
       check_fused(shape, torch::kFloat16, channels_last, {2e-3, 2e-3, 1e-4, 1e-5});
   check_fused({4, 32, 8, 8}, torch::kFloat16, /*channels_last=*/true, {2e-3, 2e-3, 1e-4, 1e-5}, /*misaligned=*/true);
+}
+
+// The one-launch cluster kernels (batch_norm_silu_cluster) take channels-last, 16-byte aligned
+// activations with C a multiple of 8 (float16) or 4 (float32) and at most 131,072 positions: from
+// one block a cluster to eight, one tile to 257, YOLOv9-t's 40 x 40 and 80 x 80 maps at batch 16.
+const std::vector<std::vector<int64_t>> kClusterShapes = {
+    {4, 32, 8, 8}, {2, 96, 5, 5}, {16, 16, 20, 20}, {2, 2056, 2, 3}, {16, 64, 40, 40}, {8, 128, 20, 20},
+    {16, 64, 80, 80}};
+
+TEST_CASE("the one-launch cluster BatchNorm + SiLU equals the composed ops (float32 1e-5, float16 2e-3)") {
+  if (!fused_runnable() || !sdk::batch_norm_silu_cluster_runnable()) {
+    MESSAGE("skipped: needs a CUDA device of compute capability 9.0 and a build with the fused kernels");
+    return;
+  }
+  torch::manual_seed(23);
+  for (const auto& shape : kClusterShapes) {
+    check_fused(shape, torch::kFloat32, true, {1e-5, 1e-5, 1e-5, 1e-5}, false, "batch_norm_silu_cluster", "cluster");
+    check_fused(shape, torch::kFloat16, true, {2e-3, 2e-3, 1e-4, 1e-5}, false, "batch_norm_silu_cluster", "cluster");
+  }
+  // With every kernel allowed (auto) the cluster kernels take what fits ...
+  check_fused({16, 64, 40, 40}, torch::kFloat16, true, {2e-3, 2e-3, 1e-4, 1e-5}, false, "", "cluster");
+  // ... and the three-launch kernels the rest: NCHW, misaligned, C not a multiple of 8, too many rows.
+  check_fused({16, 64, 40, 40}, torch::kFloat16, false, {2e-3, 2e-3, 1e-4, 1e-5}, false, "", "three_launch");
+  check_fused({4, 32, 8, 8}, torch::kFloat16, true, {2e-3, 2e-3, 1e-4, 1e-5}, true, "", "three_launch");
+  check_fused({3, 48, 9, 11}, torch::kFloat32, true, {1e-5, 1e-5, 1e-5, 1e-5}, false, "", "cluster");
+  check_fused({2, 300, 4, 3}, torch::kFloat16, true, {2e-3, 2e-3, 1e-4, 1e-5}, false, "", "three_launch");
+  check_fused({8, 16, 160, 160}, torch::kFloat16, true, {2e-3, 2e-3, 1e-4, 1e-5}, false, "", "three_launch");
+}
+
+TEST_CASE("with only the cluster kernels allowed, what they do not take runs composed") {
+  if (!fused_runnable()) {
+    MESSAGE("skipped: needs a CUDA device and a build with the fused kernels");
+    return;
+  }
+  const PolicyGuard on(sdk::FusedKernels::when_built, "batch_norm_silu_cluster");
+  const auto bn = copy_of(layer(16), torch::kCUDA, torch::kFloat32);
+  const auto large = torch::randn({8, 16, 160, 160}, torch::device(torch::kCUDA).dtype(torch::kFloat16))
+                         .contiguous(torch::MemoryFormat::ChannelsLast);
+  CHECK(sdk::batch_norm_silu_kernel(*bn, large) == "composed");
+  CHECK(sdk::batch_norm_silu_kernel(*bn, large.contiguous()) == "composed");
 }

@@ -19,4 +19,14 @@ LIBREYOLO_SDK_API torch::Tensor batch_norm_silu(BatchNorm2d& bn, const torch::Te
 // Why the fused kernel would not take (bn, x), whatever the policy ("" when it would).
 LIBREYOLO_SDK_API std::string batch_norm_silu_refusal(const BatchNorm2dImpl& bn, const torch::Tensor& x);
 
+// Which kernels batch_norm_silu(bn, x) runs under the current policy: "composed" (cuDNN's or
+// PyTorch's BatchNorm, then silu), "three_launch" (the fused kernels, `batch_norm_silu`) or
+// "cluster" (the one-launch cluster kernels, `batch_norm_silu_cluster`: small channels-last
+// activations on compute capability 9.0).
+LIBREYOLO_SDK_API std::string batch_norm_silu_kernel(const BatchNorm2dImpl& bn, const torch::Tensor& x);
+
+// Whether this build has the cluster kernels and the current CUDA device runs thread-block
+// clusters (compute capability 9.0 or later).
+LIBREYOLO_SDK_API bool batch_norm_silu_cluster_runnable();
+
 }  // namespace libreyolo::sdk
