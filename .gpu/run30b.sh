@@ -1,23 +1,24 @@
-# The thirtieth session's second call (warm after run29c.sh, which built only the host and the YOLO
-# plugins; carry .devkit and .reference; export OUT DEADLINE): the rest of the cuda build and the
-# whole ctest (runs the alternate_step_graphs GPU case and the other session-29 changes for the
-# first time), then, as the DEADLINE allows, the YOLOX-s end-to-end figures with the fixed epoch
-# clock and LibreYOLO's YOLOX-s beside them.
+# The thirtieth session's second call (cold; carry .devkit and .reference; export OUT DEADLINE): the
+# whole cuda build and ctest again after the cluster kernels' second version (256-thread blocks,
+# three a multiprocessor: run30a's first version, one 512-thread block a multiprocessor, ran
+# YOLOv9-t's step 0.95x and YOLOX-s's 0.835x), batch_norm_silu_check with each way's GPU time
+# alone (calls queued behind a blocker), bench fused for the cluster kernels, and YOLOv9-t end to
+# end with the fixed epoch clock: native_batch_norm against the default (943 against 806 images/s
+# with the old clock).
 source .gpu/common.sh
-DEADLINE=${DEADLINE:-560}
+DEADLINE=${DEADLINE:-540}
 stamp "start"
-[ -d $W/coco128x8 ] || prepare_data
-scripts/gpu-build.sh > $W/build.log 2>&1; echo "build rc=$?" >> $W/build.log; tail -1 $W/build.log
-grep -E "error|invalid-pch" $W/build.log | head -20
-stamp "built"
-(cd build-gpu && timeout 170 ctest -j8 --timeout 160 --output-on-failure > $OUT/ctest.log 2>&1; echo "ctest rc=$?" >> $OUT/ctest.log)
-grep -E "tests passed|tests failed|ctest rc|Failed|ERROR|values:" $OUT/ctest.log | head -20
-stamp "ctest done"
-n=0
-for fused in measured measured+native_batch_norm measured; do
-  n=$((n + 1)); fits 40 || break
-  timeout 40 $H bench train model=yoloxs $YOLO_COMMON batch=16 epochs=3 eval_interval=3 name=x_e2e_$n fused_kernels=$fused > $OUT/x_e2e_$n.log 2>&1
-  stamp "ours yoloxs $fused rc=$?: $(grep -E 'bench train:' $OUT/x_e2e_$n.log | cut -c1-120)"
+cold_start
+fits 60 && { timeout 60 $(find build-gpu -name batch_norm_silu_check -type f | head -1) > $OUT/bn_check.txt 2>&1
+  stamp "batch_norm_silu_check rc=$?"; grep -E "^16x|runs" $OUT/bn_check.txt | sed 's/; relative differences.*(ok)/ ok/' | cut -c1-200; }
+for model in yolo9t yoloxs; do
+  fits 45 || break
+  bench_fused $OUT/fused_cluster_$model.txt $model batch_norm_silu_cluster
 done
-fits 90 && lib_trainbench yoloxs yolox s
+n=0
+for fused in measured+native_batch_norm measured; do
+  n=$((n + 1)); fits 35 || break
+  timeout 35 $H bench train model=yolo9t $YOLO_COMMON batch=16 epochs=3 eval_interval=3 name=e2e_$n fused_kernels=$fused > $OUT/e2e_$n.log 2>&1
+  stamp "ours yolo9t $fused rc=$?: $(grep -E 'bench train:' $OUT/e2e_$n.log | cut -c1-160)"
+done
 stamp "end"

@@ -2,7 +2,7 @@
 // (silu(bn(x))) at YOLOv9-t's sizes (batch 16, 640 px, channels-last float16 as the trainer runs
 // it under AMP): the largest differences of the output, grad_x, the weight's and bias's
 // gradients and the running statistics (relative to each tensor's largest magnitude), and the
-// time of one training forward + backward each way: the composed ops, the three-launch kernels
+// time of one training forward + backward each way (as issued, and the GPU's share alone): the composed ops, the three-launch kernels
 // (`batch_norm_silu`) and the one-launch cluster kernels (`batch_norm_silu_cluster`, where the
 // activation fits them; "composed" is printed where it does not). Exits 77 (skipped) without CUDA or without
 // the kernels in the build. Links the SDK only, so it builds in a minute on the GPU machine.
@@ -29,7 +29,7 @@ namespace {
 
 struct Run {
   torch::Tensor y, grad_x, grad_weight, grad_bias, running_mean, running_var;
-  double ms = 0;
+  double ms = 0, gpu_ms = 0;
   std::string kernel;
 };
 
@@ -53,6 +53,7 @@ Run run(sdk::FusedKernels policy, const char* only, const sdk::BatchNorm2d& bn, 
   r.running_mean = layer->running_mean.clone();
   r.running_var = layer->running_var.clone();
   r.ms = tools::cuda_ms_per_call(once);
+  r.gpu_ms = tools::cuda_gpu_ms_per_call(once);
   return r;
 }
 
@@ -69,7 +70,8 @@ bool within_tolerance(const Run& fused, const Run& composed, const char* name) {
                d_stats = std::max(relative(fused.running_mean, composed.running_mean),
                                   relative(fused.running_var, composed.running_var));
   const bool ok = d_y < 2e-3 && d_x < 2e-3 && d_w < 1e-3 && d_b < 1e-3 && d_stats < 1e-4;
-  std::cout << "  " << name << " (runs " << fused.kernel << "): " << fused.ms << " ms; relative differences y " << d_y
+  std::cout << "  " << name << " (runs " << fused.kernel << "): " << fused.ms << " ms (GPU " << fused.gpu_ms * 1e3
+            << " us); relative differences y " << d_y
             << ", grad x " << d_x << ", grad weight " << d_w << ", grad bias " << d_b << ", running stats " << d_stats
             << (ok ? " (ok)" : " (ABOVE TOLERANCE)") << "\n";
   return ok;
@@ -91,7 +93,8 @@ bool check(int64_t channels, int64_t size) {
   const auto upstream = torch::randn(shape, opts).to(torch::kFloat16).contiguous(channels_last);
   const auto composed = run(sdk::FusedKernels::off, "", bn, x, upstream);
   std::cout << std::setprecision(3) << "16x" << channels << "x" << size << "x" << size
-            << " (channels-last float16): forward + backward composed " << composed.ms << " ms\n";
+            << " (channels-last float16): forward + backward composed " << composed.ms << " ms (GPU "
+            << composed.gpu_ms * 1e3 << " us)\n";
   bool ok = true;
   for (const char* only : {"batch_norm_silu", "batch_norm_silu_cluster"}) {
     const auto fused = run(sdk::FusedKernels::when_built, only, bn, x, upstream);
