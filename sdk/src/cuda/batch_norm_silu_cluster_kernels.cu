@@ -149,6 +149,50 @@ __device__ inline Stat cluster_total(const cg::cluster_group& cluster, Stat* blo
   return total;
 }
 
+// Visits this thread's rows U at a time: loads the U rows' values first (bytes in flight), then
+// calls visit(element offset, value) for each row that exists.
+template <int U, class T, int V, class Visit>
+__device__ inline void for_each_row(const ClusterGeometry& g, const RowWalk& w, const T* __restrict__ x, Visit visit) {
+  for (int64_t row = w.first; row < g.rows; row += U * w.stride) {
+    int64_t at[U];
+    float value[U][V];
+#pragma unroll
+    for (int u = 0; u < U; ++u) {
+      const int64_t r = row + u * w.stride;
+      at[u] = r < g.rows ? r * g.channels + w.channel : -1;
+      if (at[u] >= 0) load<V>(x, at[u], value[u]);
+    }
+#pragma unroll
+    for (int u = 0; u < U; ++u)
+      if (at[u] >= 0) visit(at[u], value[u]);
+  }
+}
+
+// The same over x and grad_y: visit(element offset, g, xhat), g = grad_y * silu'(z).
+template <int U, class T, int V, class Visit>
+__device__ inline void for_each_gradient(const ClusterGeometry& g, const RowWalk& w, const T* __restrict__ x,
+                                         const T* __restrict__ grad_y, const ChannelAffine<V>& k, Visit visit) {
+  for (int64_t row = w.first; row < g.rows; row += U * w.stride) {
+    int64_t at[U];
+    float value[U][V], gi[U][V];
+#pragma unroll
+    for (int u = 0; u < U; ++u) {
+      const int64_t r = row + u * w.stride;
+      at[u] = r < g.rows ? r * g.channels + w.channel : -1;
+      if (at[u] < 0) continue;
+      load<V>(x, at[u], value[u]);
+      load<V>(grad_y, at[u], gi[u]);
+    }
+#pragma unroll
+    for (int u = 0; u < U; ++u) {
+      if (at[u] < 0) continue;
+      float xhat[V];
+      activation_grad_of<T, V>(value[u], k, gi[u], xhat);
+      visit(at[u], gi[u], xhat);
+    }
+  }
+}
+
 // ---- forward ----
 
 // y = silu(batch_norm(x)); rank 0 writes the saved statistics and moves the running ones.
@@ -163,31 +207,11 @@ __global__ void __launch_bounds__(kThreads, kBlocksPerSm) cluster_forward_kernel
   __shared__ float scale[V], offset[V];
   const cg::cluster_group cluster = cg::this_cluster();
   const RowWalk w = row_walk(g, static_cast<int>(cluster.block_rank()), V);
-  float shift[V], sum[V], squares[V];
-  load<V>(x, w.channel, shift);  // row 0's values
-#pragma unroll
-  for (int v = 0; v < V; ++v) sum[v] = squares[v] = 0.f;
-  int64_t count = 0;
-  for (int64_t row = w.first; row < g.rows; row += kUnroll * w.stride) {
-    float value[kUnroll][V];
-#pragma unroll
-    for (int u = 0; u < kUnroll; ++u)
-      if (row + u * w.stride < g.rows) load<V>(x, (row + u * w.stride) * g.channels + w.channel, value[u]);
-#pragma unroll
-    for (int u = 0; u < kUnroll; ++u) {
-      if (row + u * w.stride >= g.rows) continue;
-#pragma unroll
-      for (int v = 0; v < V; ++v) {
-        const float d = value[u][v] - shift[v];
-        sum[v] += d;
-        squares[v] += d * d;
-      }
-      ++count;
-    }
-  }
+  ShiftedSums<V> sums;
+  sums.start(x, w.channel);  // shifted by row 0's values
+  for_each_row<kUnroll, T, V>(g, w, x, [&](int64_t, const float (&value)[V]) { sums.add(value); });
   Moments mine[V];
-#pragma unroll
-  for (int v = 0; v < V; ++v) mine[v] = shifted_moments(count, shift[v], sum[v], squares[v]);
+  sums.moments(mine);
   block_total_of<V>(mine, warp_totals, block_total);
   cluster.sync();
   if (threadIdx.x < V) {
@@ -199,19 +223,12 @@ __global__ void __launch_bounds__(kThreads, kBlocksPerSm) cluster_forward_kernel
     if (cluster.block_rank() == 0) finish_moments(total, w.channel + v, running, save_mean, save_invstd);
   }
   cluster.sync();
-  for (int64_t row = w.first; row < g.rows; row += kUnroll * w.stride) {
-    float value[kUnroll][V];
+  for_each_row<kUnroll, T, V>(g, w, x, [&](int64_t at, const float (&value)[V]) {
+    float out[V];
 #pragma unroll
-    for (int u = 0; u < kUnroll; ++u)
-      if (row + u * w.stride < g.rows) load<V>(x, (row + u * w.stride) * g.channels + w.channel, value[u]);
-#pragma unroll
-    for (int u = 0; u < kUnroll; ++u) {
-      if (row + u * w.stride >= g.rows) continue;
-#pragma unroll
-      for (int v = 0; v < V; ++v) value[u][v] = silu_of<T>(fmaf(scale[v], value[u][v], offset[v]));
-      store<V>(y, (row + u * w.stride) * g.channels + w.channel, value[u]);
-    }
-  }
+    for (int v = 0; v < V; ++v) out[v] = silu_of<T>(fmaf(scale[v], value[v], offset[v]));
+    store<V>(y, at, out);
+  });
 }
 
 // ---- backward ----
@@ -233,27 +250,13 @@ __global__ void __launch_bounds__(kThreads, kBlocksPerSm) cluster_backward_kerne
   Sums mine[V];
 #pragma unroll
   for (int v = 0; v < V; ++v) mine[v] = {0.f, 0.f};
-  for (int64_t row = w.first; row < g.rows; row += kBackwardUnroll * w.stride) {
-    float value[kBackwardUnroll][V], gi[kBackwardUnroll][V];
+  for_each_gradient<kBackwardUnroll, T, V>(g, w, x, grad_y, k, [&](int64_t, const float (&gi)[V], const float (&xhat)[V]) {
 #pragma unroll
-    for (int u = 0; u < kBackwardUnroll; ++u)
-      if (row + u * w.stride < g.rows) {
-        const int64_t i = (row + u * w.stride) * g.channels + w.channel;
-        load<V>(x, i, value[u]);
-        load<V>(grad_y, i, gi[u]);
-      }
-#pragma unroll
-    for (int u = 0; u < kBackwardUnroll; ++u) {
-      if (row + u * w.stride >= g.rows) continue;
-      float xhat[V];
-      activation_grad_of<T, V>(value[u], k, gi[u], xhat);
-#pragma unroll
-      for (int v = 0; v < V; ++v) {
-        mine[v].g += gi[u][v];
-        mine[v].gx += gi[u][v] * xhat[v];
-      }
+    for (int v = 0; v < V; ++v) {
+      mine[v].g += gi[v];
+      mine[v].gx += gi[v] * xhat[v];
     }
-  }
+  });
   block_total_of<V>(mine, warp_totals, block_total);
   cluster.sync();
   if (threadIdx.x < V) {
@@ -267,25 +270,12 @@ __global__ void __launch_bounds__(kThreads, kBlocksPerSm) cluster_backward_kerne
     }
   }
   cluster.sync();
-  for (int64_t row = w.first; row < g.rows; row += kBackwardUnroll * w.stride) {
-    float value[kBackwardUnroll][V], gi[kBackwardUnroll][V];
+  for_each_gradient<kBackwardUnroll, T, V>(g, w, x, grad_y, k, [&](int64_t at, const float (&gi)[V], const float (&xhat)[V]) {
+    float out[V];
 #pragma unroll
-    for (int u = 0; u < kBackwardUnroll; ++u)
-      if (row + u * w.stride < g.rows) {
-        const int64_t i = (row + u * w.stride) * g.channels + w.channel;
-        load<V>(x, i, value[u]);
-        load<V>(grad_y, i, gi[u]);
-      }
-#pragma unroll
-    for (int u = 0; u < kBackwardUnroll; ++u) {
-      if (row + u * w.stride >= g.rows) continue;
-      float xhat[V];
-      activation_grad_of<T, V>(value[u], k, gi[u], xhat);
-#pragma unroll
-      for (int v = 0; v < V; ++v) gi[u][v] = input_grad(k.scale[v], gi[u][v], xhat[v], mean_g[v], mean_gx[v]);
-      store<V>(grad_x, (row + u * w.stride) * g.channels + w.channel, gi[u]);
-    }
-  }
+    for (int v = 0; v < V; ++v) out[v] = input_grad(k.scale[v], gi[v], xhat[v], mean_g[v], mean_gx[v]);
+    store<V>(grad_x, at, out);
+  });
 }
 
 // ---- launches ----

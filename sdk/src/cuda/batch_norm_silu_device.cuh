@@ -40,6 +40,37 @@ __device__ inline Moments shifted_moments(int64_t count, float shift, float sum,
   return {n, shift + mean_d, fmaxf(squares - sum * mean_d, 0.f)};
 }
 
+// A thread's running sums for shifted_moments over V channels.
+template <int V>
+struct ShiftedSums {
+  float shift[V], sum[V], squares[V];
+  int64_t count = 0;
+
+  __device__ void clear() {
+#pragma unroll
+    for (int v = 0; v < V; ++v) shift[v] = sum[v] = squares[v] = 0.f;
+  }
+  // The shift: the channels' values at element `first` (any element of theirs will do).
+  template <class T>
+  __device__ void start(const T* __restrict__ x, int64_t first) {
+    clear();
+    load<V>(x, first, shift);
+  }
+  __device__ void add(const float (&value)[V]) {
+#pragma unroll
+    for (int v = 0; v < V; ++v) {
+      const float d = value[v] - shift[v];
+      sum[v] += d;
+      squares[v] += d * d;
+    }
+    ++count;
+  }
+  __device__ void moments(Moments (&out)[V]) const {
+#pragma unroll
+    for (int v = 0; v < V; ++v) out[v] = shifted_moments(count, shift[v], sum[v], squares[v]);
+  }
+};
+
 struct Sums {  // the backward's sum of g and of g * xhat, g = grad_y * silu'(z)
   float g, gx;
 };

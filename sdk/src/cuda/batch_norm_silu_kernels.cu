@@ -185,25 +185,16 @@ __global__ void __launch_bounds__(kThreads) moments_kernel(Geometry g, const T* 
                                                          float* __restrict__ partials) {
   __shared__ Moments cell[kThreads * V];
   const Walk w = walk<V>(g);
-  float shift[V], sum[V], squares[V];
-#pragma unroll
-  for (int v = 0; v < V; ++v) shift[v] = sum[v] = squares[v] = 0.f;
-  if (w.valid) load<V>(x, g.channels_last ? w.channel : w.channel * g.plane, shift);
-  int64_t count = 0;
+  ShiftedSums<V> sums;
+  sums.clear();
+  if (w.valid) sums.start(x, g.channels_last ? w.channel : w.channel * g.plane);
   for (int64_t i = w.start; i < w.end; i += w.step) {
     float value[V];
     load<V>(x, i, value);
-#pragma unroll
-    for (int v = 0; v < V; ++v) {
-      const float d = value[v] - shift[v];
-      sum[v] += d;
-      squares[v] += d * d;
-    }
-    ++count;
+    sums.add(value);
   }
   Moments mine[V];
-#pragma unroll
-  for (int v = 0; v < V; ++v) mine[v] = shifted_moments(count, shift[v], sum[v], squares[v]);
+  sums.moments(mine);
   block_total<V>(cell, mine, g.lanes, kThreads / g.lanes);
   put_all<V>(partials, g, w, mine);
 }
