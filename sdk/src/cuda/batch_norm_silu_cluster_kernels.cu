@@ -39,11 +39,11 @@ namespace {
 namespace cg = cooperative_groups;
 using namespace bn_silu;
 
-// Blocks of 256 threads held to 85 registers (three a multiprocessor): a cluster's blocks must be
-// resident together on one GPC, and the first version (512 threads, about 100 registers, one
-// block a multiprocessor) ran YOLOv9-t's step 0.95x, its 16 x 128 x 80 x 80 layer half as fast
-// as cuDNN's (H100, 2026-12-06): sixteen clusters of eight one-block multiprocessors did not fit
-// the GPU at once.
+// Blocks of 256 threads held to 85 registers (three a multiprocessor), so that a GPC holds several
+// clusters at once. Measured on an H100 (2026-12-06), neither version beats cuDNN: the first (512
+// threads, one block a multiprocessor) ran YOLOv9-t's step 0.950x, this one 0.877x; per layer its
+// GPU time is 32-160 us forward + backward where cuDNN's BatchNorm + SiLU take 20-63 us
+// (docs/benchmarks.md, "Thirtieth session"). Kept as a measured candidate, not in the default.
 constexpr int kThreads = 256;
 constexpr int kBlocksPerSm = 3;
 constexpr int kWarps = kThreads / 32;
