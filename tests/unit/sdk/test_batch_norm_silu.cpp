@@ -137,7 +137,7 @@ void expect(const std::string& refusal, const std::string& part) {
 TEST_CASE("batch_norm_silu_kernel names what runs: composed whenever the policy or the inputs refuse") {
   const auto bn = layer(8);
   const auto x = input({2, 8, 5, 4}).contiguous(torch::MemoryFormat::ChannelsLast);
-  for (const char* only : {"", "batch_norm_silu", "batch_norm_silu_cluster"}) {
+  for (const char* only : {"", "batch_norm_silu", "batch_norm_silu_cluster", "batch_norm_silu_large"}) {
     const PolicyGuard on(sdk::FusedKernels::when_built, only);
     CHECK(sdk::batch_norm_silu_kernel(*bn, x) == "composed");  // a CPU tensor
   }
@@ -317,4 +317,21 @@ TEST_CASE("with only the cluster kernels allowed, what they do not take runs com
                          .contiguous(torch::MemoryFormat::ChannelsLast);
   CHECK(sdk::batch_norm_silu_kernel(*bn, large) == "composed");
   CHECK(sdk::batch_norm_silu_kernel(*bn, large.contiguous()) == "composed");
+}
+
+TEST_CASE("batch_norm_silu_large runs the three-launch kernels from 2^20 positions up, composed ops below") {
+  if (!fused_runnable()) {
+    MESSAGE("skipped: needs a CUDA device and a build with the fused kernels");
+    return;
+  }
+  const PolicyGuard on(sdk::FusedKernels::when_built, "batch_norm_silu_large");
+  const auto bn = copy_of(layer(8), torch::kCUDA, torch::kFloat32);
+  const auto opts = torch::device(torch::kCUDA).dtype(torch::kFloat16);
+  const auto at_limit = torch::randn({4, 8, 512, 512}, opts).contiguous(torch::MemoryFormat::ChannelsLast);
+  const auto below = torch::randn({4, 8, 512, 511}, opts).contiguous(torch::MemoryFormat::ChannelsLast);
+  CHECK(sdk::batch_norm_silu_kernel(*bn, at_limit) == "three_launch");
+  CHECK(sdk::batch_norm_silu_kernel(*bn, at_limit.contiguous()) == "three_launch");
+  CHECK(sdk::batch_norm_silu_kernel(*bn, below) == "composed");
+  torch::manual_seed(24);
+  check_fused({4, 8, 512, 512}, torch::kFloat16, true, {2e-3, 2e-3, 1e-4, 1e-5}, false, "batch_norm_silu_large");
 }

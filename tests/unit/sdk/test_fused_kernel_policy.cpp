@@ -31,7 +31,8 @@ TEST_CASE("fused_kernels policy: measured allows the measured list only, a name 
     CHECK_FALSE(sdk::fused_kernel_allowed("stacked_convolutions"));  // measured slower
     CHECK_FALSE(sdk::fused_kernel_allowed("native_batch_norm"));     // measured: slower for YOLOX-s
     CHECK_FALSE(sdk::fused_kernel_allowed("alternate_step_graphs"));  // not measured yet
-    CHECK_FALSE(sdk::fused_kernel_allowed("batch_norm_silu_cluster"));
+    CHECK_FALSE(sdk::fused_kernel_allowed("batch_norm_silu_cluster"));  // measured slower
+    CHECK_FALSE(sdk::fused_kernel_allowed("batch_norm_silu_large"));
     const auto& known = sdk::fused_kernel_names();
     for (const std::string& name : sdk::measured_faster_kernels())
       CHECK_MESSAGE(std::find(known.begin(), known.end(), name) != known.end(), name);

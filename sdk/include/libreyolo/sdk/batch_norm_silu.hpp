@@ -20,7 +20,8 @@ LIBREYOLO_SDK_API torch::Tensor batch_norm_silu(BatchNorm2d& bn, const torch::Te
 LIBREYOLO_SDK_API std::string batch_norm_silu_refusal(const BatchNorm2dImpl& bn, const torch::Tensor& x);
 
 // Which kernels batch_norm_silu(bn, x) runs under the current policy: "composed" (cuDNN's or
-// PyTorch's BatchNorm, then silu), "three_launch" (the fused kernels, `batch_norm_silu`) or
+// PyTorch's BatchNorm, then silu), "three_launch" (the fused kernels, `batch_norm_silu`, or with
+// `batch_norm_silu_large` for activations of at least 2^20 positions N*H*W only) or
 // "cluster" (the one-launch cluster kernels, `batch_norm_silu_cluster`: small channels-last
 // activations on compute capability 9.0).
 LIBREYOLO_SDK_API std::string batch_norm_silu_kernel(const BatchNorm2dImpl& bn, const torch::Tensor& x);
