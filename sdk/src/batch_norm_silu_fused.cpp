@@ -44,18 +44,12 @@ void check_launch(int code, const char* which) {
 
 void* current_stream() { return at::cuda::getCurrentCUDAStream().stream(); }
 
-// One direction's launch: the cluster kernels where asked and the shape fits, else the three.
+// One direction's launch: the cluster kernels (`one_launch`) or the three.
 template <class Args>
-int launch(const fused::BnSiluShape& shape, const Args& args, bool cluster,
+int launch(const fused::BnSiluShape& shape, const Args& args, bool one_launch,
            int (*cluster_kernels)(const fused::BnSiluShape&, const Args&, void*),
            int (*three_launches)(const fused::BnSiluShape&, const Args&, void*)) {
-  if (cluster && fused::bn_silu_cluster_fits(shape)) return cluster_kernels(shape, args, current_stream());
-  return three_launches(shape, args, current_stream());
-}
-
-// The three-launch kernels' workspace, none for the cluster kernels.
-torch::Tensor workspace_for(const torch::Tensor& x, int64_t elements, bool cluster, const fused::BnSiluShape& shape) {
-  return torch::empty({cluster && fused::bn_silu_cluster_fits(shape) ? 0 : elements}, float_options(x));
+  return (one_launch ? cluster_kernels : three_launches)(shape, args, current_stream());
 }
 
 class FusedBatchNormSilu : public torch::autograd::Function<FusedBatchNormSilu> {
@@ -71,7 +65,9 @@ class FusedBatchNormSilu : public torch::autograd::Function<FusedBatchNormSilu> 
     const auto shape = shape_of(x, channels_last, aligned16({&x, &y}));
     auto save_mean = torch::empty({shape.channels}, float_options(x));
     auto save_invstd = torch::empty({shape.channels}, float_options(x));
-    auto workspace = workspace_for(x, fused::bn_silu_forward_workspace(shape), cluster, shape);
+    // The cluster kernels where asked and the shape fits (they need no workspace), else the three.
+    const bool one_launch = cluster && fused::bn_silu_cluster_fits(shape);
+    auto workspace = torch::empty({one_launch ? 0 : fused::bn_silu_forward_workspace(shape)}, float_options(x));
     fused::BnSiluForwardArgs a;
     a.x = x.data_ptr();
     a.weight = weight.data_ptr<float>();
@@ -84,7 +80,7 @@ class FusedBatchNormSilu : public torch::autograd::Function<FusedBatchNormSilu> 
     a.save_mean = save_mean.data_ptr<float>();
     a.save_invstd = save_invstd.data_ptr<float>();
     a.workspace = workspace.data_ptr<float>();
-    check_launch(launch(shape, a, cluster, fused::bn_silu_cluster_forward, fused::bn_silu_forward), "forward");
+    check_launch(launch(shape, a, one_launch, fused::bn_silu_cluster_forward, fused::bn_silu_forward), "forward");
     // Only x is kept (not the normalised tensor nor y): the backward recomputes z from it.
     ctx->save_for_backward({x, weight, bias, save_mean, save_invstd});
     ctx->saved_data["channels_last"] = channels_last;
@@ -105,7 +101,9 @@ class FusedBatchNormSilu : public torch::autograd::Function<FusedBatchNormSilu> 
     const auto shape = shape_of(x, channels_last, aligned16({&x, &grad_y, &grad_x}));
     auto grad_weight = torch::empty({shape.channels}, float_options(x));
     auto grad_bias = torch::empty({shape.channels}, float_options(x));
-    auto workspace = workspace_for(x, fused::bn_silu_backward_workspace(shape), cluster, shape);
+    // Asked again: the incoming gradient may be misaligned where x was not.
+    const bool one_launch = cluster && fused::bn_silu_cluster_fits(shape);
+    auto workspace = torch::empty({one_launch ? 0 : fused::bn_silu_backward_workspace(shape)}, float_options(x));
     fused::BnSiluBackwardArgs a;
     a.x = x.data_ptr();
     a.grad_y = grad_y.data_ptr();
@@ -117,7 +115,7 @@ class FusedBatchNormSilu : public torch::autograd::Function<FusedBatchNormSilu> 
     a.grad_weight = grad_weight.data_ptr<float>();
     a.grad_bias = grad_bias.data_ptr<float>();
     a.workspace = workspace.data_ptr<float>();
-    check_launch(launch(shape, a, cluster, fused::bn_silu_cluster_backward, fused::bn_silu_backward), "backward");
+    check_launch(launch(shape, a, one_launch, fused::bn_silu_cluster_backward, fused::bn_silu_backward), "backward");
     // One gradient per forward argument: none for the running statistics, momentum, eps and the
     // kernel choice.
     return {grad_x, grad_weight, grad_bias, torch::Tensor(), torch::Tensor(), torch::Tensor(), torch::Tensor(),
