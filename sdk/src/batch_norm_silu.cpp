@@ -60,12 +60,6 @@ std::string device_refusal(const BatchNorm2dImpl& bn, const torch::Tensor& x) {
 
 enum class Kernel { composed, three_launch, cluster };
 
-// Among the fused kernels the policy allows (batch_norm_silu: the three-launch kernels;
-// batch_norm_silu_large: those for large activations only; batch_norm_silu_cluster: the one-launch
-// cluster kernels, which take small channels-last activations only): the cluster kernels where
-// they fit, else the three-launch ones where allowed.
-// Where only the cluster kernels are allowed and x does not fit them, cuDNN's BatchNorm and
-// PyTorch's SiLU run (so that `bench fused` measures the cluster kernels alone against the default).
 // batch_norm_silu_large: the three-launch kernels only for activations of at least this many
 // positions (N*H*W). Per layer on an H100 (GPU time, forward + backward, 2026-12-06) they beat
 // cuDNN's BatchNorm + SiLU 1.5-1.8x at batch 16 x 320 x 320 (1.6M positions), tied at 160 x 160
@@ -74,6 +68,12 @@ constexpr int64_t kLargePositions = int64_t{1} << 20;
 
 bool large(const torch::Tensor& x) { return x.dim() == 4 && x.size(0) * x.size(2) * x.size(3) >= kLargePositions; }
 
+// Among the fused kernels the policy allows (batch_norm_silu: the three-launch kernels;
+// batch_norm_silu_large: those for large activations only; batch_norm_silu_cluster: the one-launch
+// cluster kernels, which take small channels-last activations only): the cluster kernels where
+// they fit, else the three-launch ones where allowed.
+// Where only the cluster kernels are allowed and x does not fit them, cuDNN's BatchNorm and
+// PyTorch's SiLU run (so that `bench fused` measures the cluster kernels alone against the default).
 Kernel kernel_for(const BatchNorm2dImpl& bn, const torch::Tensor& x, bool log_choice) {
   const bool three = fused_kernel_allowed("batch_norm_silu"), cluster = fused_kernel_allowed("batch_norm_silu_cluster"),
              three_if_large = fused_kernel_allowed("batch_norm_silu_large");
