@@ -54,3 +54,15 @@ bench_fused() {  # OUTFILE MODEL CANDIDATES: bench fused measured+CANDIDATES at 
   timeout 60 $H bench fused model=$model $YOLO_COMMON batch=16 steps=30 warmup=10 fused_kernels=measured+$candidates > $file 2>&1
   stamp "fused $candidates $model rc=$?: $(grep -E 'speedup|composed:|fused:' $file | cut -c1-420)"
 }
+bn_check() {  # batch_norm_silu_check (per-layer times, GPU share alone) into $OUT/bn_check.txt, summarised
+  timeout 60 build-gpu/bin/batch_norm_silu_check > $OUT/bn_check.txt 2>&1
+  stamp "batch_norm_silu_check rc=$?"; grep -E "^16x|runs" $OUT/bn_check.txt | sed 's/; relative differences.*(ok)/ ok/' | cut -c1-200
+}
+e2e_yolo9t() {  # SETTINGS...: YOLOv9-t end to end (bench train, 3 epochs) once per fused_kernels setting, stamped
+  local n=0 fused
+  for fused in "$@"; do
+    n=$((n + 1)); fits 35 || break
+    timeout 35 $H bench train model=yolo9t $YOLO_COMMON batch=16 epochs=3 eval_interval=3 name=e2e_$n fused_kernels=$fused > $OUT/e2e_$n.log 2>&1
+    stamp "ours yolo9t $fused rc=$?: $(grep -E 'bench train:' $OUT/e2e_$n.log | cut -c1-160)"
+  done
+}

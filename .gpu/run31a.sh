@@ -8,16 +8,10 @@ source .gpu/common.sh
 DEADLINE=${DEADLINE:-540}
 stamp "start"
 cold_start
-fits 60 && { timeout 60 build-gpu/bin/batch_norm_silu_check > $OUT/bn_check.txt 2>&1
-  stamp "batch_norm_silu_check rc=$?"; grep -E "^16x|runs" $OUT/bn_check.txt | sed 's/; relative differences.*(ok)/ ok/' | cut -c1-200; }
+fits 60 && bn_check
 for model in yolo9t yoloxs; do
   fits 45 || break
   bench_fused $OUT/fused_large_$model.txt $model batch_norm_silu_large
 done
-n=0
-for fused in measured+batch_norm_silu_large measured; do
-  n=$((n + 1)); fits 35 || break
-  timeout 35 $H bench train model=yolo9t $YOLO_COMMON batch=16 epochs=3 eval_interval=3 name=e2e_$n fused_kernels=$fused > $OUT/e2e_$n.log 2>&1
-  stamp "ours yolo9t $fused rc=$?: $(grep -E 'bench train:' $OUT/e2e_$n.log | cut -c1-160)"
-done
+e2e_yolo9t measured+batch_norm_silu_large measured
 stamp "end"
