@@ -81,7 +81,10 @@ Kernel kernel_for(const BatchNorm2dImpl& bn, const torch::Tensor& x, bool log_ch
   const auto refusal = batch_norm_silu_refusal(bn, x);
   if (log_choice) {  // evaluation always composes, so only a training decision is worth the line
     static std::once_flag once;
-    log_first_fused_choice(once, refusal, "fused_kernels: BatchNorm + SiLU runs the fused CUDA kernel",
+    log_first_fused_choice(once, refusal,
+                           three || cluster ? "fused_kernels: BatchNorm + SiLU runs the fused CUDA kernel"
+                                            : "fused_kernels: BatchNorm + SiLU runs the fused CUDA kernels on activations "
+                                              "of 2^20 positions (N*H*W) or more, cuDNN's BatchNorm below",
                            "fused_kernels: BatchNorm + SiLU runs composed PyTorch ops");
   }
   if (!refusal.empty()) return Kernel::composed;
