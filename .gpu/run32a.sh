@@ -1,0 +1,34 @@
+# For the next session's first call (cold; carry .devkit and .reference; export OUT DEADLINE): the
+# cuDNN convolution-fusion probe first (tests/tools/cudnn_conv_fusion_probe.cu: does cuDNN run a
+# convolution with BatchNorm + SiLU applied to its input and the next BatchNorm's statistics
+# gathered from its output, in one kernel, at the YOLOs' shapes?), then only the host and the YOLO
+# plugins built, and what the thirty-first session could not fit for batch_norm_silu_large (in the
+# default since 2e340c3): YOLOv9-t's memorisation check and YOLOX-s end to end with it and
+# without. Add the whole ctest (cold_start) if code changed since the last one that passed.
+source .gpu/common.sh
+DEADLINE=${DEADLINE:-540}
+stamp "start"
+inc=$(dirname $(find / -name cudnn.h -not -path "/proc/*" 2>/dev/null | head -1))
+lib=$(dirname $(find / -name "libcudnn.so*" -not -path "/proc/*" 2>/dev/null | head -1))
+nvcc -O2 -std=c++17 -arch=sm_90 -I$inc -L$lib -Xlinker -rpath=$lib tests/tools/cudnn_conv_fusion_probe.cu -lcudnn \
+  -o /tmp/fusion_probe > $OUT/fusion_probe_build.txt 2>&1
+timeout 120 /tmp/fusion_probe > $OUT/fusion_probe.txt 2>&1
+stamp "fusion probe rc=$? (cudnn.h in $inc, libcudnn in $lib)"; cat $OUT/fusion_probe.txt | head -60
+prepare_data
+scripts/gpu-build.sh libreyolo-host libreyolo_family_yolo9 libreyolo_family_yolox > $W/build.log 2>&1; stamp "built rc=$?"
+ln -sfn train2017 $R/coco128/images/val2017; ln -sfn train2017 $R/coco128/labels/val2017
+self_yaml
+m="data=$W/coco128_self.yaml imgsz=640 batch=16 workers=16 cache=ram device=0 seed=0 cuda_graph=true project=/tmp/runs"
+if fits 150; then
+  timeout 150 $H train model=yolo9t $m epochs=200 eval_interval=20 no_aug_epochs=200 hsv_prob=0 flip_prob=0 name=memorise > $W/m.log 2>&1
+  stamp "memorisation rc=$?: $(grep -E 'mAP50' $W/m.log | tail -2 | tr '\n' ' ' | cut -c1-300)"
+  cp $W/m.log $OUT/memorise.log
+fi
+OLD=avg_pool_2x2+max_pool_same+weight_casts+task_aligned_metric+task_aligned_selection+simota_cost+simota_selection+weight_grad_stream+block_tails+dense_slices+box_dfl_loss+class_bce+half_upsample
+n=0
+for fused in measured $OLD measured; do
+  n=$((n + 1)); fits 45 || break
+  timeout 45 $H bench train model=yoloxs $YOLO_COMMON batch=16 epochs=3 eval_interval=3 name=x_$n fused_kernels=$fused > $OUT/x_$n.log 2>&1
+  stamp "ours yoloxs $([ "$fused" = measured ] && echo measured || echo 'measured less batch_norm_silu_large') rc=$?: $(grep -E 'bench train:' $OUT/x_$n.log | cut -c1-160)"
+done
+stamp "end"
