@@ -58,11 +58,20 @@ bn_check() {  # batch_norm_silu_check (per-layer times, GPU share alone) into $O
   timeout 60 build-gpu/bin/batch_norm_silu_check > $OUT/bn_check.txt 2>&1
   stamp "batch_norm_silu_check rc=$?"; grep -E "^16x|runs" $OUT/bn_check.txt | sed 's/; relative differences.*(ok)/ ok/' | cut -c1-200
 }
-e2e_yolo9t() {  # SETTINGS...: YOLOv9-t end to end (bench train, 3 epochs) once per fused_kernels setting, stamped
-  local n=0 fused
+e2e_yolo9t() { e2e_model yolo9t "$@"; }  # SETTINGS...: YOLOv9-t end to end once per fused_kernels setting
+memorise_yolo9t() {  # [k=v...]: YOLOv9-t memorisation (COCO128's train images as both splits, augmentation off, 200 epochs), stamped
+  ln -sfn train2017 $R/coco128/images/val2017; ln -sfn train2017 $R/coco128/labels/val2017
+  self_yaml
+  timeout 150 $H train model=yolo9t data=$W/coco128_self.yaml imgsz=640 batch=16 workers=16 cache=ram device=0 seed=0 \
+    cuda_graph=true project=/tmp/runs epochs=200 eval_interval=20 no_aug_epochs=200 hsv_prob=0 flip_prob=0 name=memorise "$@" > $W/m.log 2>&1
+  stamp "memorisation rc=$?: $(grep -E 'mAP50' $W/m.log | tail -2 | tr '\n' ' ' | cut -c1-300)"
+  cp $W/m.log $OUT/memorise.log
+}
+e2e_model() {  # MODEL SETTINGS...: end to end (bench train, 3 epochs) once per fused_kernels setting, stamped
+  local model=$1 n=0 fused; shift
   for fused in "$@"; do
-    n=$((n + 1)); fits 35 || break
-    timeout 35 $H bench train model=yolo9t $YOLO_COMMON batch=16 epochs=3 eval_interval=3 name=e2e_$n fused_kernels=$fused > $OUT/e2e_$n.log 2>&1
-    stamp "ours yolo9t $fused rc=$?: $(grep -E 'bench train:' $OUT/e2e_$n.log | cut -c1-160)"
+    n=$((n + 1)); fits 45 || break
+    timeout 45 $H bench train model=$model $YOLO_COMMON batch=16 epochs=3 eval_interval=3 name=${model}_$n fused_kernels=$fused > $OUT/${model}_$n.log 2>&1
+    stamp "ours $model $fused rc=$?: $(grep -E 'bench train:' $OUT/${model}_$n.log | cut -c1-160)"
   done
 }

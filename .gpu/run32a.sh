@@ -16,19 +16,8 @@ timeout 120 /tmp/fusion_probe > $OUT/fusion_probe.txt 2>&1
 stamp "fusion probe rc=$? (cudnn.h in $inc, libcudnn in $lib)"; cat $OUT/fusion_probe.txt | head -60
 prepare_data
 scripts/gpu-build.sh libreyolo-host libreyolo_family_yolo9 libreyolo_family_yolox > $W/build.log 2>&1; stamp "built rc=$?"
-ln -sfn train2017 $R/coco128/images/val2017; ln -sfn train2017 $R/coco128/labels/val2017
-self_yaml
-m="data=$W/coco128_self.yaml imgsz=640 batch=16 workers=16 cache=ram device=0 seed=0 cuda_graph=true project=/tmp/runs"
-if fits 150; then
-  timeout 150 $H train model=yolo9t $m epochs=200 eval_interval=20 no_aug_epochs=200 hsv_prob=0 flip_prob=0 name=memorise > $W/m.log 2>&1
-  stamp "memorisation rc=$?: $(grep -E 'mAP50' $W/m.log | tail -2 | tr '\n' ' ' | cut -c1-300)"
-  cp $W/m.log $OUT/memorise.log
-fi
+fits 150 && memorise_yolo9t
+# The default before batch_norm_silu_large joined it (its other kernels, named one by one).
 OLD=avg_pool_2x2+max_pool_same+weight_casts+task_aligned_metric+task_aligned_selection+simota_cost+simota_selection+weight_grad_stream+block_tails+dense_slices+box_dfl_loss+class_bce+half_upsample
-n=0
-for fused in measured $OLD measured; do
-  n=$((n + 1)); fits 45 || break
-  timeout 45 $H bench train model=yoloxs $YOLO_COMMON batch=16 epochs=3 eval_interval=3 name=x_$n fused_kernels=$fused > $OUT/x_$n.log 2>&1
-  stamp "ours yoloxs $([ "$fused" = measured ] && echo measured || echo 'measured less batch_norm_silu_large') rc=$?: $(grep -E 'bench train:' $OUT/x_$n.log | cut -c1-160)"
-done
+e2e_model yoloxs measured $OLD measured
 stamp "end"

@@ -19,12 +19,7 @@ import torch
 import torch.nn.functional as F
 from torch.profiler import ProfilerActivity, profile
 
-
-def build(family, size):
-    import libreyolo
-    classes = {"yolo9": "LibreYOLO9", "yolox": "LibreYOLOX", "rtmdet": "LibreRTMDet"}
-    wrapper = getattr(libreyolo, classes[family])(None, size=size, nb_classes=80, device="cuda")
-    return wrapper.model.cuda().train().to(memory_format=torch.channels_last)
+from op_attribution import build  # LibreYOLO's network, training mode, channels-last, on the GPU
 
 
 def convolution_calls(model, batch, imgsz):
