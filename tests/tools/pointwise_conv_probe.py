@@ -110,11 +110,12 @@ def main():
     calls = convolution_calls(build(args.family, args.size), args.batch, args.imgsz)
     print(f"{args.family}-{args.size} batch {args.batch}: {sum(calls.values())} convolutions, "
           f"{sum(n for k, n in calls.items() if is_pointwise(k))} of them 1x1 stride 1")
-    totals = Counter()
+    totals, others = Counter(), []
     for key, count in sorted(calls.items(), key=lambda item: -item[1] * item[0][0][2] * item[0][0][3]):
         cudnn = gpu_us_per_call(cudnn_forward, key, args.repeats)
         if not is_pointwise(key):
             totals["other convolutions, cuDNN"] += cudnn * count
+            others.append((cudnn * count, count, key, cudnn))
             continue
         gemm = gpu_us_per_call(matmul_forward, key, args.repeats)
         totals["1x1, cuDNN"] += cudnn * count
@@ -122,6 +123,10 @@ def main():
         print(f"  x{count:<3} in {key[0]} -> {key[1][0]} channels: cuDNN {cudnn:8.1f} us, "
               f"products {gemm:8.1f} us ({cudnn / gemm:5.2f}x); largest difference "
               f"{largest_difference(key):.2e}")
+    print("the other convolutions, the ten that take longest in all:")
+    for total, count, key, cudnn in sorted(others, key=lambda other: -other[0])[:10]:
+        print(f"  x{count:<3} in {key[0]} -> {key[1][0]} channels, {key[1][2]}x{key[1][3]} stride "
+              f"{key[2][0]}: cuDNN {cudnn:8.1f} us a call, {total / 1000:.3f} ms in all")
     for name, us in totals.items():
         print(f"{name}: {us / 1000:.3f} ms a forward + backward")
 
