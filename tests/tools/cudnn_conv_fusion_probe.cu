@@ -63,6 +63,12 @@ struct Descriptor {
   Descriptor& set_descriptor(cudnnBackendAttributeName_t name, const Descriptor& other) {
     return set(name, CUDNN_TYPE_BACKEND_DESCRIPTOR, 1, &other.handle);
   }
+  // The graph's and the plan's cuDNN handle: deprecated attributes in cuDNN 9, which a later
+  // version may refuse; the device is then the current one, so a refusal is not an error here.
+  Descriptor& set_handle(cudnnBackendAttributeName_t name, cudnnHandle_t cudnn) {
+    cudnnBackendSetAttribute(handle, name, CUDNN_TYPE_HANDLE, 1, &cudnn);
+    return *this;
+  }
   bool finalize() {
     note(cudnnBackendFinalize(handle));
     return status == CUDNN_STATUS_SUCCESS;
@@ -254,7 +260,7 @@ Outcome run_way(cudnnHandle_t handle, const Shape& s, const Way& way, const Buff
   if (ops.empty()) return out;
   Descriptor graph(CUDNN_BACKEND_OPERATIONGRAPH_DESCRIPTOR);
   graph.set(CUDNN_ATTR_OPERATIONGRAPH_OPS, CUDNN_TYPE_BACKEND_DESCRIPTOR, static_cast<int64_t>(ops.size()), ops.data())
-      .set(CUDNN_ATTR_OPERATIONGRAPH_HANDLE, CUDNN_TYPE_HANDLE, 1, &handle);
+      .set_handle(CUDNN_ATTR_OPERATIONGRAPH_HANDLE, handle);
   if (!graph.finalize()) {
     out.first_refusal = std::string("operation graph: ") + cudnnGetErrorString(graph.status);
     return out;
@@ -264,7 +270,7 @@ Outcome run_way(cudnnHandle_t handle, const Shape& s, const Way& way, const Buff
     for (auto& config : engine_configs(graph, mode)) {
       ++out.engines_offered;
       auto plan = std::make_unique<Descriptor>(CUDNN_BACKEND_EXECUTION_PLAN_DESCRIPTOR);
-      plan->set(CUDNN_ATTR_EXECUTION_PLAN_HANDLE, CUDNN_TYPE_HANDLE, 1, &handle)
+      plan->set_handle(CUDNN_ATTR_EXECUTION_PLAN_HANDLE, handle)
           .set_descriptor(CUDNN_ATTR_EXECUTION_PLAN_ENGINE_CONFIG, *config);
       if (!plan->finalize()) {
         if (out.first_refusal.empty()) out.first_refusal = cudnnGetErrorString(plan->status);
