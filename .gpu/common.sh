@@ -75,3 +75,13 @@ e2e_model() {  # MODEL SETTINGS...: end to end (bench train, 3 epochs) once per 
     stamp "ours $model $fused rc=$?: $(grep -E 'bench train:' $OUT/${model}_$n.log | cut -c1-160)"
   done
 }
+fusion_probe() {  # tests/tools/cudnn_conv_fusion_probe.cu built against the machine's cuDNN and run, stamped
+  local inc so lib
+  inc=$(dirname $(find /usr /opt -name cudnn.h 2>/dev/null | head -1))
+  so=$(find /usr /opt -name "libcudnn.so*" 2>/dev/null | grep -E "/libcudnn\.so(\.[0-9]+)?$" | head -1)  # a wheel ships only libcudnn.so.9
+  lib=$(dirname $so)
+  nvcc -O2 -std=c++17 -arch=sm_90 -I$inc -L$lib -Xlinker -rpath=$lib tests/tools/cudnn_conv_fusion_probe.cu -l:$(basename $so) \
+    -o /tmp/fusion_probe > $OUT/fusion_probe_build.txt 2>&1
+  timeout 90 /tmp/fusion_probe > $OUT/fusion_probe.txt 2>&1
+  stamp "fusion probe rc=$? (cudnn.h in $inc, $so)"; tail -5 $OUT/fusion_probe_build.txt; head -${1:-60} $OUT/fusion_probe.txt
+}

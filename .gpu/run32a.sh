@@ -7,13 +7,7 @@
 source .gpu/common.sh
 DEADLINE=${DEADLINE:-540}
 stamp "start"
-inc=$(dirname $(find /usr /opt -name cudnn.h 2>/dev/null | head -1))
-so=$(find /usr /opt -name "libcudnn.so*" 2>/dev/null | grep -E "/libcudnn\.so(\.[0-9]+)?$" | head -1)  # a wheel ships only libcudnn.so.9
-lib=$(dirname $so)
-nvcc -O2 -std=c++17 -arch=sm_90 -I$inc -L$lib -Xlinker -rpath=$lib tests/tools/cudnn_conv_fusion_probe.cu -l:$(basename $so) \
-  -o /tmp/fusion_probe > $OUT/fusion_probe_build.txt 2>&1
-timeout 90 /tmp/fusion_probe > $OUT/fusion_probe.txt 2>&1
-stamp "fusion probe rc=$? (cudnn.h in $inc, $so)"; tail -5 $OUT/fusion_probe_build.txt; cat $OUT/fusion_probe.txt | head -60
+fusion_probe
 cold_start  # batch_norm_silu.cpp changed after the last whole ctest on a GPU (run31d)
 for model in "yolo9 t" "yolox s"; do  # the convolutions' GPU time per shape (1x1s and the ten costliest others)
   fits 90 || break

@@ -105,6 +105,7 @@ struct Way {
   const char* name;
   bool prologue, stats;
   cudnnPointwiseMode_t activation;  // of the prologue
+  cudnnDataType_t parameter_type = CUDNN_DATA_FLOAT;  // the prologue's scale and bias (cuDNN's own ReLU sample: half)
 };
 
 // The graph's operations for one way (they and their tensors live in `keep`).
@@ -128,8 +129,8 @@ std::vector<cudnnBackendDescriptor_t> operations(const Shape& s, const Way& way,
   auto* x = add(tensor(kX, s.n, s.c, s.h, s.w, CUDNN_DATA_HALF, false));
   Descriptor* conv_input = x;
   if (way.prologue) {
-    auto* scale = add(tensor(kScale, 1, s.c, 1, 1, CUDNN_DATA_FLOAT, false));
-    auto* bias = add(tensor(kBias, 1, s.c, 1, 1, CUDNN_DATA_FLOAT, false));
+    auto* scale = add(tensor(kScale, 1, s.c, 1, 1, way.parameter_type, false));
+    auto* bias = add(tensor(kBias, 1, s.c, 1, 1, way.parameter_type, false));
     auto* scaled = add(tensor(kScaled, s.n, s.c, s.h, s.w, CUDNN_DATA_FLOAT, true));
     auto* shifted = add(tensor(kShifted, s.n, s.c, s.h, s.w, CUDNN_DATA_FLOAT, true));
     conv_input = add(tensor(kActivated, s.n, s.c, s.h, s.w, CUDNN_DATA_FLOAT, true));
@@ -209,23 +210,29 @@ std::vector<Owned> engine_configs(const Descriptor& graph, cudnnBackendHeurMode_
 struct Buffers {
   __half *x, *w, *y;
   float *scale, *bias, *sum, *squares;
+  __half *scale_half, *bias_half;  // the same values (exact in float16) for the half-typed ways
 };
 
 // Milliseconds per run of `plan` over `runs` runs, or a negative value when it fails to run.
-float time_plan(cudnnHandle_t handle, const Descriptor& plan, const Buffers& b, int runs) {
+float time_plan(cudnnHandle_t handle, const Descriptor& plan, const Buffers& b, bool half_parameters, int runs,
+                cudnnStatus_t* failure = nullptr) {
   int64_t workspace_size = 0;
   cudnnBackendGetAttribute(plan.handle, CUDNN_ATTR_EXECUTION_PLAN_WORKSPACE_SIZE, CUDNN_TYPE_INT64, 1, nullptr,
                            &workspace_size);
   void* workspace = nullptr;
   if (workspace_size > 0) CHECK_CUDA(cudaMalloc(&workspace, workspace_size));
   int64_t uids[] = {kX, kW, kY, kScale, kBias, kSum, kSquares};
-  void* pointers[] = {b.x, b.w, b.y, b.scale, b.bias, b.sum, b.squares};
+  void* scale = half_parameters ? static_cast<void*>(b.scale_half) : b.scale;
+  void* bias = half_parameters ? static_cast<void*>(b.bias_half) : b.bias;
+  void* pointers[] = {b.x, b.w, b.y, scale, bias, b.sum, b.squares};
   Descriptor pack(CUDNN_BACKEND_VARIANT_PACK_DESCRIPTOR);
   pack.set(CUDNN_ATTR_VARIANT_PACK_UNIQUE_IDS, CUDNN_TYPE_INT64, 7, uids)
       .set(CUDNN_ATTR_VARIANT_PACK_DATA_POINTERS, CUDNN_TYPE_VOID_PTR, 7, pointers)
       .set(CUDNN_ATTR_VARIANT_PACK_WORKSPACE, CUDNN_TYPE_VOID_PTR, 1, &workspace);
   float ms = -1.f;
-  if (pack.finalize() && cudnnBackendExecute(handle, plan.handle, pack.handle) == CUDNN_STATUS_SUCCESS) {
+  const cudnnStatus_t first = pack.finalize() ? cudnnBackendExecute(handle, plan.handle, pack.handle) : pack.status;
+  if (failure != nullptr) *failure = first;
+  if (first == CUDNN_STATUS_SUCCESS) {
     cudaEvent_t start, stop;
     CHECK_CUDA(cudaEventCreate(&start));
     CHECK_CUDA(cudaEventCreate(&stop));
@@ -277,14 +284,18 @@ Outcome run_way(cudnnHandle_t handle, const Shape& s, const Way& way, const Buff
         continue;
       }
       ++out.plans_finalized;
-      const float ms = time_plan(handle, *plan, b, 20);
+      cudnnStatus_t failure = CUDNN_STATUS_SUCCESS;
+      const bool half_parameters = way.parameter_type == CUDNN_DATA_HALF;
+      const float ms = time_plan(handle, *plan, b, half_parameters, 20, &failure);
+      if (failure != CUDNN_STATUS_SUCCESS && out.first_refusal.empty())
+        out.first_refusal = std::string("execute: ") + cudnnGetErrorString(failure);
       if (ms > 0.f && (out.best_ms < 0.f || ms < out.best_ms)) {
         out.best_ms = ms;
         best_plan = std::move(plan);
       }
     }
   }
-  if (best_plan) time_plan(handle, *best_plan, b, 1);  // its outputs, for the comparison
+  if (best_plan) time_plan(handle, *best_plan, b, way.parameter_type == CUDNN_DATA_HALF, 1);  // its outputs, for the comparison
   return out;
 }
 
@@ -359,6 +370,20 @@ T* filled(size_t count, float low, float high, std::mt19937& rng) {
   return device;
 }
 
+// Rounds `count` floats on the device to float16 in place and returns a float16 copy: the float and
+// half-typed ways then apply the same scale and bias.
+__half* as_half(float* values, int count) {
+  std::vector<float> host(count);
+  CHECK_CUDA(cudaMemcpy(host.data(), values, count * sizeof(float), cudaMemcpyDeviceToHost));
+  std::vector<__half> halves(count);
+  for (int i = 0; i < count; ++i) halves[i] = __float2half(host[i]), host[i] = __half2float(halves[i]);
+  CHECK_CUDA(cudaMemcpy(values, host.data(), count * sizeof(float), cudaMemcpyHostToDevice));
+  __half* device = nullptr;
+  CHECK_CUDA(cudaMalloc(&device, count * sizeof(__half)));
+  CHECK_CUDA(cudaMemcpy(device, halves.data(), count * sizeof(__half), cudaMemcpyHostToDevice));
+  return device;
+}
+
 void probe_shape(cudnnHandle_t handle, const Shape& s, std::mt19937& rng) {
   std::printf("%dx%dx%dx%d -> %d channels, %dx%d stride %d (channels-last float16):\n", s.n, s.c, s.h, s.w, s.k, s.r,
               s.r, s.stride);
@@ -368,6 +393,8 @@ void probe_shape(cudnnHandle_t handle, const Shape& s, std::mt19937& rng) {
   b.w = filled<__half>(size_t(s.k) * s.c * s.r * s.r, -0.1f, 0.1f, rng);
   b.scale = filled<float>(s.c, 0.5f, 1.5f, rng);
   b.bias = filled<float>(s.c, -0.5f, 0.5f, rng);
+  b.scale_half = as_half(b.scale, s.c);
+  b.bias_half = as_half(b.bias, s.c);
   CHECK_CUDA(cudaMalloc(&b.y, out_count * sizeof(__half)));
   CHECK_CUDA(cudaMalloc(&b.sum, 4096 * sizeof(float)));
   CHECK_CUDA(cudaMalloc(&b.squares, 4096 * sizeof(float)));
@@ -375,10 +402,13 @@ void probe_shape(cudnnHandle_t handle, const Shape& s, std::mt19937& rng) {
                       {"conv+stats", false, true, CUDNN_POINTWISE_RELU_FWD},
                       {"relu prologue+conv+stats", true, true, CUDNN_POINTWISE_RELU_FWD},
                       {"swish prologue+conv+stats", true, true, CUDNN_POINTWISE_SWISH_FWD},
-                      {"swish prologue+conv", true, false, CUDNN_POINTWISE_SWISH_FWD}};
+                      {"swish prologue+conv", true, false, CUDNN_POINTWISE_SWISH_FWD},
+                      {"relu prologue+conv+stats, half scale/bias", true, true, CUDNN_POINTWISE_RELU_FWD, CUDNN_DATA_HALF},
+                      {"swish prologue+conv+stats, half scale/bias", true, true, CUDNN_POINTWISE_SWISH_FWD, CUDNN_DATA_HALF},
+                      {"swish prologue+conv, half scale/bias", true, false, CUDNN_POINTWISE_SWISH_FWD, CUDNN_DATA_HALF}};
   for (const auto& way : ways) {
     const auto out = run_way(handle, s, way, b);
-    std::printf("  %-26s engines offered %d, plans finalized %d, ", way.name, out.engines_offered, out.plans_finalized);
+    std::printf("  %-44s engines offered %d, plans finalized %d, ", way.name, out.engines_offered, out.plans_finalized);
     if (out.best_ms > 0.f)
       std::printf("fastest %.1f us\n", out.best_ms * 1000.f);
     else
@@ -386,7 +416,8 @@ void probe_shape(cudnnHandle_t handle, const Shape& s, std::mt19937& rng) {
     if (out.best_ms > 0.f && (way.prologue || way.stats)) compare(handle, s, way, b);
   }
   for (void* p : {static_cast<void*>(b.x), static_cast<void*>(b.w), static_cast<void*>(b.y), static_cast<void*>(b.scale),
-                  static_cast<void*>(b.bias), static_cast<void*>(b.sum), static_cast<void*>(b.squares)})
+                  static_cast<void*>(b.bias), static_cast<void*>(b.sum), static_cast<void*>(b.squares),
+                  static_cast<void*>(b.scale_half), static_cast<void*>(b.bias_half)})
     cudaFree(p);
 }
 
