@@ -82,6 +82,11 @@ fusion_probe() {  # tests/tools/cudnn_conv_fusion_probe.cu built against the mac
   lib=$(dirname $so)
   nvcc -O2 -std=c++17 -arch=sm_90 -I$inc -L$lib -Xlinker -rpath=$lib tests/tools/cudnn_conv_fusion_probe.cu -l:$(basename $so) \
     -o /tmp/fusion_probe > $OUT/fusion_probe_build.txt 2>&1
-  timeout 90 /tmp/fusion_probe > $OUT/fusion_probe.txt 2>&1
+  # cuDNN's runtime-fusion engines compile with NVRTC at run time: where is it, can the loader find it?
+  local nvrtc=$(find /usr /opt -name "libnvrtc.so*" 2>/dev/null | head -3 | tr '\n' ' ')
+  stamp "NVRTC: ${nvrtc:-none found}; ldconfig: $(ldconfig -p | grep -c nvrtc) entries"
+  [ -n "$nvrtc" ] && export LD_LIBRARY_PATH=$(dirname ${nvrtc%% *})${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
+  CUDNN_LOGLEVEL_DBG=2 CUDNN_LOGDEST_DBG=$W/cudnn_log.txt timeout 90 /tmp/fusion_probe > $OUT/fusion_probe.txt 2>&1
   stamp "fusion probe rc=$? (cudnn.h in $inc, $so)"; tail -5 $OUT/fusion_probe_build.txt; head -${1:-60} $OUT/fusion_probe.txt
+  head -c 3000000 $W/cudnn_log.txt > $OUT/cudnn_log.txt 2>/dev/null  # cuDNN's warnings and errors: why engines are refused
 }

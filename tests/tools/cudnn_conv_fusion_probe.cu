@@ -99,14 +99,55 @@ Owned tensor(int64_t uid, int64_t n, int64_t c, int64_t h, int64_t w, cudnnDataT
 }
 
 // The tensors' unique ids in the variant pack.
-enum Uid : int64_t { kX = 1, kW, kY, kScale, kBias, kSum, kSquares, kScaled = 100, kShifted, kActivated };
+enum Uid : int64_t { kX = 1, kW, kY, kScale, kBias, kSum, kSquares, kScaled = 100, kShifted, kActivated, kAccumulator };
+
+// What follows the convolution in the graph: nothing; GEN_STATS's per-channel sum and sum of
+// squares (the ConvBNfprop pattern); or one per-channel ADD reduction of the float accumulator
+// beside the float16 output (the generic runtime fusion's epilogue allows one reduction on sm_90).
+enum class Epilogue { kNone, kGenStats, kSum };
 
 struct Way {
   const char* name;
-  bool prologue, stats;
+  bool prologue;
+  Epilogue epilogue;
   cudnnPointwiseMode_t activation;  // of the prologue
   cudnnDataType_t parameter_type = CUDNN_DATA_FLOAT;  // the prologue's scale and bias (cuDNN's own ReLU sample: half)
 };
+
+// GEN_STATS of `y`: per-channel sum and sum of squares into the kSum and kSquares tensors.
+template <class Add>
+cudnnBackendDescriptor_t gen_stats(const Shape& s, Descriptor* y, Add add) {
+  auto* sum = add(tensor(kSum, 1, s.k, 1, 1, CUDNN_DATA_FLOAT, false));
+  auto* squares = add(tensor(kSquares, 1, s.k, 1, 1, CUDNN_DATA_FLOAT, false));
+  auto* stats = add(std::make_unique<Descriptor>(CUDNN_BACKEND_OPERATION_GEN_STATS_DESCRIPTOR));
+  const cudnnGenStatsMode_t stats_mode = CUDNN_GENSTATS_SUM_SQSUM;
+  const cudnnDataType_t precision = CUDNN_DATA_FLOAT;
+  stats->set(CUDNN_ATTR_OPERATION_GENSTATS_MODE, CUDNN_TYPE_GENSTATS_MODE, 1, &stats_mode)
+      .set(CUDNN_ATTR_OPERATION_GENSTATS_MATH_PREC, CUDNN_TYPE_DATA_TYPE, 1, &precision)
+      .set_descriptor(CUDNN_ATTR_OPERATION_GENSTATS_XDESC, *y)
+      .set_descriptor(CUDNN_ATTR_OPERATION_GENSTATS_SUMDESC, *sum)
+      .set_descriptor(CUDNN_ATTR_OPERATION_GENSTATS_SQSUMDESC, *squares);
+  stats->finalize();
+  return stats->handle;
+}
+
+// A per-channel ADD reduction of `accumulator` into the kSum tensor.
+template <class Add>
+cudnnBackendDescriptor_t sum_reduction(const Shape& s, Descriptor* accumulator, Add add) {
+  auto* sum = add(tensor(kSum, 1, s.k, 1, 1, CUDNN_DATA_FLOAT, false));
+  auto* desc = add(std::make_unique<Descriptor>(CUDNN_BACKEND_REDUCTION_DESCRIPTOR));
+  const cudnnReduceTensorOp_t op = CUDNN_REDUCE_TENSOR_ADD;
+  const cudnnDataType_t precision = CUDNN_DATA_FLOAT;
+  desc->set(CUDNN_ATTR_REDUCTION_OPERATOR, CUDNN_TYPE_REDUCTION_OPERATOR_TYPE, 1, &op)
+      .set(CUDNN_ATTR_REDUCTION_COMP_TYPE, CUDNN_TYPE_DATA_TYPE, 1, &precision);
+  desc->finalize();
+  auto* reduction = add(std::make_unique<Descriptor>(CUDNN_BACKEND_OPERATION_REDUCTION_DESCRIPTOR));
+  reduction->set_descriptor(CUDNN_ATTR_OPERATION_REDUCTION_XDESC, *accumulator)
+      .set_descriptor(CUDNN_ATTR_OPERATION_REDUCTION_YDESC, *sum)
+      .set_descriptor(CUDNN_ATTR_OPERATION_REDUCTION_DESC, *desc);
+  reduction->finalize();
+  return reduction->handle;
+}
 
 // The graph's operations for one way (they and their tensors live in `keep`).
 std::vector<cudnnBackendDescriptor_t> operations(const Shape& s, const Way& way, std::vector<Owned>& keep) {
@@ -140,6 +181,9 @@ std::vector<cudnnBackendDescriptor_t> operations(const Shape& s, const Way& way,
   }
   auto* w = add(tensor(kW, s.k, s.c, s.r, s.r, CUDNN_DATA_HALF, false));
   auto* y = add(tensor(kY, s.n, s.k, s.out_h(), s.out_w(), CUDNN_DATA_HALF, false));
+  Descriptor* conv_output = y;
+  if (way.epilogue == Epilogue::kSum)
+    conv_output = add(tensor(kAccumulator, s.n, s.k, s.out_h(), s.out_w(), CUDNN_DATA_FLOAT, true));
   auto* conv = add(std::make_unique<Descriptor>(CUDNN_BACKEND_CONVOLUTION_DESCRIPTOR));
   const cudnnDataType_t compute = CUDNN_DATA_FLOAT;
   const cudnnConvolutionMode_t mode = CUDNN_CROSS_CORRELATION;
@@ -157,24 +201,15 @@ std::vector<cudnnBackendDescriptor_t> operations(const Shape& s, const Way& way,
   forward->set_descriptor(CUDNN_ATTR_OPERATION_CONVOLUTION_FORWARD_CONV_DESC, *conv)
       .set_descriptor(CUDNN_ATTR_OPERATION_CONVOLUTION_FORWARD_X, *conv_input)
       .set_descriptor(CUDNN_ATTR_OPERATION_CONVOLUTION_FORWARD_W, *w)
-      .set_descriptor(CUDNN_ATTR_OPERATION_CONVOLUTION_FORWARD_Y, *y)
+      .set_descriptor(CUDNN_ATTR_OPERATION_CONVOLUTION_FORWARD_Y, *conv_output)
       .set(CUDNN_ATTR_OPERATION_CONVOLUTION_FORWARD_ALPHA, CUDNN_TYPE_FLOAT, 1, &alpha)
       .set(CUDNN_ATTR_OPERATION_CONVOLUTION_FORWARD_BETA, CUDNN_TYPE_FLOAT, 1, &beta);
   forward->finalize();
   ops.push_back(forward->handle);
-  if (way.stats) {
-    auto* sum = add(tensor(kSum, 1, s.k, 1, 1, CUDNN_DATA_FLOAT, false));
-    auto* squares = add(tensor(kSquares, 1, s.k, 1, 1, CUDNN_DATA_FLOAT, false));
-    auto* stats = add(std::make_unique<Descriptor>(CUDNN_BACKEND_OPERATION_GEN_STATS_DESCRIPTOR));
-    const cudnnGenStatsMode_t stats_mode = CUDNN_GENSTATS_SUM_SQSUM;
-    const cudnnDataType_t precision = CUDNN_DATA_FLOAT;
-    stats->set(CUDNN_ATTR_OPERATION_GENSTATS_MODE, CUDNN_TYPE_GENSTATS_MODE, 1, &stats_mode)
-        .set(CUDNN_ATTR_OPERATION_GENSTATS_MATH_PREC, CUDNN_TYPE_DATA_TYPE, 1, &precision)
-        .set_descriptor(CUDNN_ATTR_OPERATION_GENSTATS_XDESC, *y)
-        .set_descriptor(CUDNN_ATTR_OPERATION_GENSTATS_SUMDESC, *sum)
-        .set_descriptor(CUDNN_ATTR_OPERATION_GENSTATS_SQSUMDESC, *squares);
-    stats->finalize();
-    ops.push_back(stats->handle);
+  if (way.epilogue == Epilogue::kGenStats) ops.push_back(gen_stats(s, y, add));
+  if (way.epilogue == Epilogue::kSum) {
+    ops.push_back(pointwise(CUDNN_POINTWISE_IDENTITY, conv_output, nullptr, y));
+    ops.push_back(sum_reduction(s, conv_output, add));
   }
   for (const auto& d : keep)
     if (d->status != CUDNN_STATUS_SUCCESS) {
@@ -341,7 +376,7 @@ void compare(cudnnHandle_t handle, const Shape& s, const Way& way, const Buffers
                             way.activation == CUDNN_POINTWISE_SWISH_FWD);
   else
     CHECK_CUDA(cudaMemcpy(plain.x, fused.x, in_count * sizeof(__half), cudaMemcpyDeviceToDevice));
-  run_way(handle, s, Way{"conv", false, false, CUDNN_POINTWISE_RELU_FWD}, plain);
+  run_way(handle, s, Way{"conv", false, Epilogue::kNone, CUDNN_POINTWISE_RELU_FWD}, plain);
   const auto y = host_copy(plain.y, out_count);
   std::vector<float> sum(s.k, 0.f), squares(s.k, 0.f);
   std::vector<double> sum_d(s.k, 0.0), squares_d(s.k, 0.0);
@@ -351,9 +386,9 @@ void compare(cudnnHandle_t handle, const Shape& s, const Way& way, const Buffers
   }
   for (int k = 0; k < s.k; ++k) sum[k] = float(sum_d[k]), squares[k] = float(squares_d[k]);
   std::printf("      vs step by step: output %.2e", largest_relative(fused_y, y));
-  if (way.stats)
-    std::printf(", sum %.2e, sum of squares %.2e", largest_relative(fused_sum, sum),
-                largest_relative(fused_squares, squares));
+  if (way.epilogue != Epilogue::kNone) std::printf(", sum %.2e", largest_relative(fused_sum, sum));
+  if (way.epilogue == Epilogue::kGenStats)
+    std::printf(", sum of squares %.2e", largest_relative(fused_squares, squares));
   std::printf(" (relative to each one's largest magnitude)\n");
   cudaFree(plain.x);
   cudaFree(plain.y);
@@ -398,14 +433,18 @@ void probe_shape(cudnnHandle_t handle, const Shape& s, std::mt19937& rng) {
   CHECK_CUDA(cudaMalloc(&b.y, out_count * sizeof(__half)));
   CHECK_CUDA(cudaMalloc(&b.sum, 4096 * sizeof(float)));
   CHECK_CUDA(cudaMalloc(&b.squares, 4096 * sizeof(float)));
-  const Way ways[] = {{"conv", false, false, CUDNN_POINTWISE_RELU_FWD},
-                      {"conv+stats", false, true, CUDNN_POINTWISE_RELU_FWD},
-                      {"relu prologue+conv+stats", true, true, CUDNN_POINTWISE_RELU_FWD},
-                      {"swish prologue+conv+stats", true, true, CUDNN_POINTWISE_SWISH_FWD},
-                      {"swish prologue+conv", true, false, CUDNN_POINTWISE_SWISH_FWD},
-                      {"relu prologue+conv+stats, half scale/bias", true, true, CUDNN_POINTWISE_RELU_FWD, CUDNN_DATA_HALF},
-                      {"swish prologue+conv+stats, half scale/bias", true, true, CUDNN_POINTWISE_SWISH_FWD, CUDNN_DATA_HALF},
-                      {"swish prologue+conv, half scale/bias", true, false, CUDNN_POINTWISE_SWISH_FWD, CUDNN_DATA_HALF}};
+  constexpr auto kRelu = CUDNN_POINTWISE_RELU_FWD, kSwish = CUDNN_POINTWISE_SWISH_FWD;
+  constexpr auto kHalf = CUDNN_DATA_HALF;
+  const Way ways[] = {{"conv", false, Epilogue::kNone, kRelu},
+                      {"conv+stats", false, Epilogue::kGenStats, kRelu},
+                      {"conv+sum", false, Epilogue::kSum, kRelu},
+                      {"relu prologue+conv+stats", true, Epilogue::kGenStats, kRelu},
+                      {"swish prologue+conv+stats", true, Epilogue::kGenStats, kSwish},
+                      {"swish prologue+conv", true, Epilogue::kNone, kSwish},
+                      {"swish prologue+conv+sum", true, Epilogue::kSum, kSwish},
+                      {"relu prologue+conv+stats, half scale/bias", true, Epilogue::kGenStats, kRelu, kHalf},
+                      {"swish prologue+conv+stats, half scale/bias", true, Epilogue::kGenStats, kSwish, kHalf},
+                      {"swish prologue+conv, half scale/bias", true, Epilogue::kNone, kSwish, kHalf}};
   for (const auto& way : ways) {
     const auto out = run_way(handle, s, way, b);
     std::printf("  %-44s engines offered %d, plans finalized %d, ", way.name, out.engines_offered, out.plans_finalized);
@@ -413,7 +452,7 @@ void probe_shape(cudnnHandle_t handle, const Shape& s, std::mt19937& rng) {
       std::printf("fastest %.1f us\n", out.best_ms * 1000.f);
     else
       std::printf("none runs%s%s\n", out.first_refusal.empty() ? "" : ": ", out.first_refusal.c_str());
-    if (out.best_ms > 0.f && (way.prologue || way.stats)) compare(handle, s, way, b);
+    if (out.best_ms > 0.f && (way.prologue || way.epilogue != Epilogue::kNone)) compare(handle, s, way, b);
   }
   for (void* p : {static_cast<void*>(b.x), static_cast<void*>(b.w), static_cast<void*>(b.y), static_cast<void*>(b.scale),
                   static_cast<void*>(b.bias), static_cast<void*>(b.sum), static_cast<void*>(b.squares),
