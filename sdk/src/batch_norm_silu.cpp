@@ -78,7 +78,7 @@ Kernel kernel_for(const BatchNorm2dImpl& bn, const torch::Tensor& x, bool log_ch
   const bool three = fused_kernel_allowed("batch_norm_silu"), cluster = fused_kernel_allowed("batch_norm_silu_cluster"),
              three_if_large = fused_kernel_allowed("batch_norm_silu_large");
   // Where only the large-activation kernels are allowed, a small x is cuDNN's without asking
-  // further: the default's every BatchNorm + SiLU call comes here, most of them small.
+  // further: every BatchNorm + SiLU call of such a run comes here, most of them small.
   if (!three && !cluster && !(three_if_large && large(x))) return Kernel::composed;
   const auto refusal = batch_norm_silu_refusal(bn, x);
   if (log_choice) {  // evaluation always composes, so only a training decision is worth the line
