@@ -11,8 +11,8 @@
 //   swish prologue+conv+stats the same with SWISH (SiLU)
 //   swish prologue+conv       without the statistics
 // Per way: whether any of the first eight engines each heuristics mode offers (A, fallback)
-// finalizes, the fastest such plan's time, and, for the fused ways, the largest difference from the same arithmetic done
-// step by step (prologue by a kernel of this file, rounded to float16; the plain convolution; the
+// finalizes, the fastest such plan's time, and, for the fused ways, the largest difference from
+// the same arithmetic done step by step (prologue by a kernel of this file, rounded to float16; the plain convolution; the
 // statistics summed on the host in double). Only the forward is asked; the backward (the input
 // gradient with the SiLU's and BatchNorm's backward in its prologue) is a later question.
 //
