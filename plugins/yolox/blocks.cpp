@@ -1,5 +1,6 @@
 #include "blocks.hpp"
 
+#include <libreyolo/sdk/aligned_channels.hpp>
 #include <libreyolo/sdk/batch_norm_silu.hpp>
 #include <libreyolo/sdk/block_tails.hpp>
 #include <libreyolo/sdk/max_pool_same.hpp>
@@ -100,7 +101,10 @@ torch::Tensor Focus::forward(const torch::Tensor& x) {
   const auto top = x.slice(2, 0, h, 2), bottom = x.slice(2, 1, h, 2);
   const auto top_left = top.slice(3, 0, w, 2), top_right = top.slice(3, 1, w, 2);
   const auto bottom_left = bottom.slice(3, 0, w, 2), bottom_right = bottom.slice(3, 1, w, 2);
-  return conv->forward(torch::cat({top_left, bottom_left, top_right, bottom_right}, 1));
+  // Twelve channels from an image: under aligned_channels the concatenation writes sixteen (four
+  // zero), which cuDNN convolves without padding them itself (sdk/aligned_channels.hpp).
+  const auto phases = sdk::concat_channels_aligned({top_left, bottom_left, top_right, bottom_right});
+  return sdk::batch_norm_silu(conv->bn, sdk::conv2d_aligned(conv->conv, phases));
 }
 
 }  // namespace libreyolo::families::yolox
