@@ -90,3 +90,17 @@ fusion_probe() {  # tests/tools/cudnn_conv_fusion_probe.cu built against the mac
   stamp "fusion probe rc=$? (cudnn.h in $inc, $so)"; tail -5 $OUT/fusion_probe_build.txt; head -${1:-60} $OUT/fusion_probe.txt
   head -c 3000000 $W/cudnn_log.txt > $OUT/cudnn_log.txt 2>/dev/null  # cuDNN's warnings and errors: why engines are refused
 }
+wait_runs() {  # until every run started by our_train (/tmp/runs/*.pid) has ended, or the DEADLINE nears
+  local n f
+  while fits 5; do
+    n=0; for f in /tmp/runs/*.pid; do alive $f && n=$((n+1)); done
+    [ $n -eq 0 ] && break; sleep 1
+  done
+}
+memorisation_report() {  # RUN...: each run's mAP50 and mAP50-95 at every validation, stamped; its log to $OUT
+  local run
+  for run in "$@"; do
+    stamp "$run: $(grep -E '^epoch .*mAP50' /tmp/runs/$run.log | sed -E 's/^epoch ([0-9]+)\/.*mAP50 ([0-9.]+) mAP50-95 ([0-9.]+).*/\1: \2 \3/' | tr '\n' ' ')"
+    cp /tmp/runs/$run.log $OUT/memorise_$run.log
+  done
+}

@@ -18,12 +18,6 @@ rm -f /tmp/runs/*.pid
 our_train old_0 model=yolo9t $c seed=0 fused_kernels=$OLD
 our_train old_1 model=yolo9t $c seed=1 fused_kernels=$OLD
 our_train new_1 model=yolo9t $c seed=1 fused_kernels=measured
-while fits 5; do
-  n=0; for f in /tmp/runs/*.pid; do alive $f && n=$((n+1)); done
-  [ $n -eq 0 ] && break; sleep 1
-done
-for run in old_0 old_1 new_1; do
-  stamp "$run: $(grep -E '^epoch .*mAP50' /tmp/runs/$run.log | sed -E 's/^epoch ([0-9]+)\/.*mAP50 ([0-9.]+) mAP50-95 ([0-9.]+).*/\1: \2 \3/' | tr '\n' ' ')"
-  cp /tmp/runs/$run.log $OUT/memorise_$run.log
-done
+wait_runs
+memorisation_report old_0 old_1 new_1
 stamp "end"

@@ -24,12 +24,6 @@ rm -f /tmp/runs/*.pid
 our_train new_0a model=yolo9t $c fused_kernels=measured
 our_train new_0b model=yolo9t $c fused_kernels=measured
 our_train old_0 model=yolo9t $c fused_kernels=$OLD
-while fits 5; do
-  n=0; for f in /tmp/runs/*.pid; do alive $f && n=$((n+1)); done
-  [ $n -eq 0 ] && break; sleep 1
-done
-for run in new_0a new_0b old_0; do
-  stamp "$run: $(grep -E '^epoch .*mAP50' /tmp/runs/$run.log | sed -E 's/^epoch ([0-9]+)\/.*mAP50 ([0-9.]+) mAP50-95 ([0-9.]+).*/\1: \2 \3/' | tr '\n' ' ')"
-  cp /tmp/runs/$run.log $OUT/memorise_$run.log
-done
+wait_runs
+memorisation_report new_0a new_0b old_0
 stamp "end"
