@@ -1,0 +1,13 @@
+# For the next session's first call (cold; carry .devkit and .reference; export OUT DEADLINE=540):
+# the whole build and ctest (aligned_channels and batch_norm_silu_large's removal from the default
+# were written after the thirty-second session's last ctest: their first GPU run), then
+# aligned_channels (YOLOX's Focus input widened to sixteen channels) in YOLOX-s's step against the
+# default, and end to end with and without it, alternating.
+source .gpu/common.sh
+DEADLINE=${DEADLINE:-540}
+stamp "start"
+cold_start
+grep -E "aligned channels|largest relative gradient" $OUT/ctest.log | head -5
+fits 60 && bench_fused $OUT/aligned_yoloxs.txt yoloxs aligned_channels
+e2e_model yoloxs measured+aligned_channels measured measured+aligned_channels measured
+stamp "end"
