@@ -249,20 +249,28 @@ struct Buffers {
 };
 
 // Milliseconds per run of `plan` over `runs` runs, or a negative value when it fails to run.
-float time_plan(cudnnHandle_t handle, const Descriptor& plan, const Buffers& b, bool half_parameters, int runs,
+// The variant pack names the way's tensors only (cuDNN refuses a pack with more than its graph's).
+float time_plan(cudnnHandle_t handle, const Descriptor& plan, const Buffers& b, const Way& way, int runs,
                 cudnnStatus_t* failure = nullptr) {
   int64_t workspace_size = 0;
   cudnnBackendGetAttribute(plan.handle, CUDNN_ATTR_EXECUTION_PLAN_WORKSPACE_SIZE, CUDNN_TYPE_INT64, 1, nullptr,
                            &workspace_size);
   void* workspace = nullptr;
   if (workspace_size > 0) CHECK_CUDA(cudaMalloc(&workspace, workspace_size));
-  int64_t uids[] = {kX, kW, kY, kScale, kBias, kSum, kSquares};
-  void* scale = half_parameters ? static_cast<void*>(b.scale_half) : b.scale;
-  void* bias = half_parameters ? static_cast<void*>(b.bias_half) : b.bias;
-  void* pointers[] = {b.x, b.w, b.y, scale, bias, b.sum, b.squares};
+  const bool half_parameters = way.parameter_type == CUDNN_DATA_HALF;
+  std::vector<int64_t> uids = {kX, kW, kY};
+  std::vector<void*> pointers = {b.x, b.w, b.y};
+  if (way.prologue) {
+    uids.insert(uids.end(), {kScale, kBias});
+    pointers.push_back(half_parameters ? static_cast<void*>(b.scale_half) : b.scale);
+    pointers.push_back(half_parameters ? static_cast<void*>(b.bias_half) : b.bias);
+  }
+  if (way.epilogue != Epilogue::kNone) uids.push_back(kSum), pointers.push_back(b.sum);
+  if (way.epilogue == Epilogue::kGenStats) uids.push_back(kSquares), pointers.push_back(b.squares);
+  const auto count = static_cast<int64_t>(uids.size());
   Descriptor pack(CUDNN_BACKEND_VARIANT_PACK_DESCRIPTOR);
-  pack.set(CUDNN_ATTR_VARIANT_PACK_UNIQUE_IDS, CUDNN_TYPE_INT64, 7, uids)
-      .set(CUDNN_ATTR_VARIANT_PACK_DATA_POINTERS, CUDNN_TYPE_VOID_PTR, 7, pointers)
+  pack.set(CUDNN_ATTR_VARIANT_PACK_UNIQUE_IDS, CUDNN_TYPE_INT64, count, uids.data())
+      .set(CUDNN_ATTR_VARIANT_PACK_DATA_POINTERS, CUDNN_TYPE_VOID_PTR, count, pointers.data())
       .set(CUDNN_ATTR_VARIANT_PACK_WORKSPACE, CUDNN_TYPE_VOID_PTR, 1, &workspace);
   float ms = -1.f;
   const cudnnStatus_t first = pack.finalize() ? cudnnBackendExecute(handle, plan.handle, pack.handle) : pack.status;
@@ -325,8 +333,7 @@ Outcome run_way(cudnnHandle_t handle, const Shape& s, const Way& way, const Buff
       }
       ++out.plans_finalized;
       cudnnStatus_t failure = CUDNN_STATUS_SUCCESS;
-      const bool half_parameters = way.parameter_type == CUDNN_DATA_HALF;
-      const float ms = time_plan(handle, *plan, b, half_parameters, 20, &failure);
+      const float ms = time_plan(handle, *plan, b, way, 20, &failure);
       if (failure != CUDNN_STATUS_SUCCESS && out.first_refusal.empty())
         out.first_refusal = std::string("execute: ") + cudnnGetErrorString(failure);
       if (ms > 0.f && (out.best_ms < 0.f || ms < out.best_ms)) {
@@ -335,7 +342,7 @@ Outcome run_way(cudnnHandle_t handle, const Shape& s, const Way& way, const Buff
       }
     }
   }
-  if (best_plan) time_plan(handle, *best_plan, b, way.parameter_type == CUDNN_DATA_HALF, 1);  // its outputs, for the comparison
+  if (best_plan) time_plan(handle, *best_plan, b, way, 1);  // its outputs, for the comparison
   return out;
 }
 
