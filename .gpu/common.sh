@@ -75,21 +75,23 @@ e2e_model() {  # MODEL SETTINGS...: end to end (bench train, 3 epochs) once per 
     stamp "ours $model $fused rc=$?: $(grep -E 'bench train:' $OUT/${model}_$n.log | cut -c1-160)"
   done
 }
-fusion_probe() {  # tests/tools/cudnn_conv_fusion_probe.cu built against the machine's cuDNN and run, stamped
-  local inc so lib
+cudnn_tool() {  # SOURCE NAME [LINES]: a stand-alone probe built against the machine's cuDNN and run (90 s at most), stamped
+  local source=$1 name=$2 inc so lib
   inc=$(dirname $(find /usr /opt -name cudnn.h 2>/dev/null | head -1))
   so=$(find /usr /opt -name "libcudnn.so*" 2>/dev/null | grep -E "/libcudnn\.so(\.[0-9]+)?$" | head -1)  # a wheel ships only libcudnn.so.9
   lib=$(dirname $so)
-  nvcc -O2 -std=c++17 -arch=sm_90 -I$inc -L$lib -Xlinker -rpath=$lib tests/tools/cudnn_conv_fusion_probe.cu -l:$(basename $so) \
-    -o /tmp/fusion_probe > $OUT/fusion_probe_build.txt 2>&1
+  nvcc -O3 -std=c++17 -arch=sm_90 -I$inc -L$lib -Xlinker -rpath=$lib $source -l:$(basename $so) \
+    -o /tmp/$name > $OUT/${name}_build.txt 2>&1
   # cuDNN's runtime-fusion engines compile with NVRTC at run time: where is it, can the loader find it?
   local nvrtc=$(find /usr /opt -name "libnvrtc.so*" 2>/dev/null | head -3 | tr '\n' ' ')
-  stamp "NVRTC: ${nvrtc:-none found}; ldconfig: $(ldconfig -p | grep -c nvrtc) entries"
   [ -n "$nvrtc" ] && export LD_LIBRARY_PATH=$(dirname ${nvrtc%% *})${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
-  CUDNN_LOGLEVEL_DBG=2 CUDNN_LOGDEST_DBG=$W/cudnn_log.txt timeout 90 /tmp/fusion_probe > $OUT/fusion_probe.txt 2>&1
-  stamp "fusion probe rc=$? (cudnn.h in $inc, $so)"; tail -5 $OUT/fusion_probe_build.txt; head -${1:-60} $OUT/fusion_probe.txt
-  head -c 3000000 $W/cudnn_log.txt > $OUT/cudnn_log.txt 2>/dev/null  # cuDNN's warnings and errors: why engines are refused
+  CUDNN_LOGLEVEL_DBG=2 CUDNN_LOGDEST_DBG=$W/${name}_cudnn_log.txt timeout 90 /tmp/$name > $OUT/$name.txt 2>&1
+  stamp "$name rc=$? (cudnn.h in $inc, $so; NVRTC: ${nvrtc:-none found})"; grep -E "error" $OUT/${name}_build.txt | head -5
+  head -${3:-60} $OUT/$name.txt
+  head -c 3000000 $W/${name}_cudnn_log.txt > $OUT/${name}_cudnn_log.txt 2>/dev/null  # cuDNN's warnings and errors
 }
+fusion_probe() { cudnn_tool tests/tools/cudnn_conv_fusion_probe.cu fusion_probe "$@"; }
+small_conv_probe() { cudnn_tool tests/tools/small_conv_probe.cu small_conv_probe "$@"; }
 wait_runs() {  # until every run started by our_train (/tmp/runs/*.pid) has ended, or the DEADLINE nears
   local n f
   while fits 5; do

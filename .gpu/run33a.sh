@@ -2,10 +2,12 @@
 # the whole build and ctest (aligned_channels and batch_norm_silu_large's removal from the default
 # were written after the thirty-second session's last ctest: their first GPU run), then
 # aligned_channels (YOLOX's Focus input widened to sixteen channels) in YOLOX-s's step against the
-# default, and end to end with and without it, alternating.
+# default, and end to end with and without it, alternating. First, the small-convolution probe
+# (written in the thirty-second session, compiled there only).
 source .gpu/common.sh
 DEADLINE=${DEADLINE:-540}
 stamp "start"
+small_conv_probe 40  # tests/tools/small_conv_probe.cu: our small 3x3 convolutions against cuDNN's (first run)
 cold_start
 grep -E "aligned channels|largest relative gradient" $OUT/ctest.log | head -5
 fits 60 && bench_fused $OUT/aligned_yoloxs.txt yoloxs aligned_channels

@@ -1,0 +1,430 @@
+// Issue #21 probe (not part of the build): can kernels of our own run YOLOv9-t's small 3x3
+// convolutions (16, 24 and 32 channels; stride 1, padding 1; channels-last float16) faster than
+// cuDNN? docs/benchmarks.md ("Thirty-second session") measured cuDNN's forward + both gradients of
+// these shapes at 16-56x their memory floor, three or four kernels of 5-20 us each; the design is
+// in docs/fused-kernels.md ("Next: small-channel convolutions").
+//
+// Per shape, cuDNN's legacy API with its fastest algorithm per pass (cudnnFind*Ex) against:
+//   forward        an implicit GEMM on tensor cores (mma.sync m16n8k16, float32 accumulators): a
+//                  block per band of output rows of one image, the input band with its one-pixel
+//                  halo and the weight in shared memory, nine taps of 16-channel steps;
+//   input gradient the same kernel on the output gradient with the weight flipped and its channel
+//                  roles swapped (stride 1: a correlation with the rotated kernel);
+//   weight gradient one pass: each block multiplies its band's output gradient by its shifted
+//                  input for all nine taps in registers and adds the result into a float32 buffer
+//                  (one atomic add per element and block), not split-K.
+// Times are CUDA-event means over 50 runs; values are compared with cuDNN's, relative to each
+// result's largest magnitude. This first version loads its fragments with 32- and 16-bit shared
+// memory reads (no ldmatrix, no pipelining): a floor for what the design can do, not its best.
+//
+// Build and run on the GPU machine:
+//   nvcc -O3 -std=c++17 -arch=sm_90 tests/tools/small_conv_probe.cu -lcudnn -o /tmp/small_conv && /tmp/small_conv
+#include <cuda_fp16.h>
+#include <cudnn.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <functional>
+#include <random>
+#include <vector>
+
+namespace {
+
+#define CHECK_CUDA(x)                                                                 \
+  do {                                                                                \
+    cudaError_t e_ = (x);                                                             \
+    if (e_ != cudaSuccess) {                                                          \
+      std::printf("CUDA error %s at line %d\n", cudaGetErrorString(e_), __LINE__);     \
+      std::exit(1);                                                                   \
+    }                                                                                 \
+  } while (0)
+#define CHECK_CUDNN(x)                                                                \
+  do {                                                                                \
+    cudnnStatus_t s_ = (x);                                                           \
+    if (s_ != CUDNN_STATUS_SUCCESS) {                                                 \
+      std::printf("cuDNN error %s at line %d\n", cudnnGetErrorString(s_), __LINE__);   \
+      std::exit(1);                                                                   \
+    }                                                                                 \
+  } while (0)
+
+struct Shape {
+  int n, c, k, h, w;  // 3x3, stride 1, padding 1; c and k multiples of 8
+};
+
+__device__ __forceinline__ void mma16816(float (&d)[4], const uint32_t (&a)[4], const uint32_t (&b)[2]) {
+  asm volatile(
+      "mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32 {%0,%1,%2,%3}, {%4,%5,%6,%7}, {%8,%9}, {%0,%1,%2,%3};\n"
+      : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3])
+      : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b[0]), "r"(b[1]));
+}
+
+__device__ __forceinline__ uint32_t pack(__half low, __half high) {
+  return static_cast<uint32_t>(__half_as_ushort(low)) | (static_cast<uint32_t>(__half_as_ushort(high)) << 16);
+}
+
+// `rows` + 2 rows of `w` + 2 pixels around output rows [h0, h0 + rows) of image `img`, each pixel
+// `cp` channels (zeros beyond `c` and outside the image), 16 bytes at a time.
+__device__ void load_band(const __half* x, __half* band, int img, int h0, int rows, int h, int w, int c, int cp) {
+  const int chunks = cp / 8, band_w = w + 2;
+  for (int i = threadIdx.x; i < (rows + 2) * band_w * chunks; i += blockDim.x) {
+    const int chunk = i % chunks, pixel = i / chunks;
+    const int gh = h0 + pixel / band_w - 1, gw = pixel % band_w - 1;
+    uint4 v = make_uint4(0, 0, 0, 0);
+    if (gh >= 0 && gh < h && gw >= 0 && gw < w && chunk * 8 < c)
+      v = *reinterpret_cast<const uint4*>(x + ((static_cast<size_t>(img) * h + gh) * w + gw) * c + chunk * 8);
+    reinterpret_cast<uint4*>(band)[i] = v;
+  }
+}
+
+// y[n][h][w][k] = sum over taps and channels of x[n][h + dy - 1][w + dx - 1][c] * weight[tap][k][c].
+// weight: [9][KP][CP] float16, zero-padded (KP = k, CP = c rounded up to 16). A block: output rows
+// [blockIdx.x * rows, + rows) of image blockIdx.y, rows * w a multiple of 16; a warp: 16-pixel
+// fragments of them, all KP output channels.
+template <int CP, int KP>
+__global__ void conv3x3_forward(const __half* __restrict__ x, const __half* __restrict__ weight, __half* __restrict__ y,
+                                int h, int w, int c, int k, int rows) {
+  extern __shared__ __align__(16) unsigned char shared[];
+  __half* band = reinterpret_cast<__half*>(shared);
+  __half* wsm = band + (rows + 2) * (w + 2) * CP;
+  const int img = blockIdx.y, h0 = blockIdx.x * rows, band_w = w + 2;
+  for (int i = threadIdx.x; i < 9 * KP * CP / 8; i += blockDim.x)
+    reinterpret_cast<uint4*>(wsm)[i] = reinterpret_cast<const uint4*>(weight)[i];
+  load_band(x, band, img, h0, rows, h, w, c, CP);
+  __syncthreads();
+  constexpr int kNFrags = KP / 8;
+  const int lane = threadIdx.x % 32, group = lane / 4, pair = (lane % 4) * 2;
+  for (int frag = threadIdx.x / 32; frag < rows * w / 16; frag += blockDim.x / 32) {
+    float acc[kNFrags][4] = {};
+    const int p0 = frag * 16 + group, p1 = p0 + 8;
+    const int r0 = p0 / w, c0 = p0 % w, r1 = p1 / w, c1 = p1 % w;
+    for (int tap = 0; tap < 9; ++tap) {
+      const __half* a0 = band + ((r0 + tap / 3) * band_w + c0 + tap % 3) * CP + pair;
+      const __half* a1 = band + ((r1 + tap / 3) * band_w + c1 + tap % 3) * CP + pair;
+#pragma unroll
+      for (int kc = 0; kc < CP; kc += 16) {
+        const uint32_t a[4] = {*reinterpret_cast<const uint32_t*>(a0 + kc), *reinterpret_cast<const uint32_t*>(a1 + kc),
+                               *reinterpret_cast<const uint32_t*>(a0 + kc + 8),
+                               *reinterpret_cast<const uint32_t*>(a1 + kc + 8)};
+#pragma unroll
+        for (int nf = 0; nf < kNFrags; ++nf) {
+          const __half* b0 = wsm + (tap * KP + nf * 8 + group) * CP + kc + pair;
+          const uint32_t b[2] = {*reinterpret_cast<const uint32_t*>(b0), *reinterpret_cast<const uint32_t*>(b0 + 8)};
+          mma16816(acc[nf], a, b);
+        }
+      }
+    }
+#pragma unroll
+    for (int nf = 0; nf < kNFrags; ++nf) {
+      const int channel = nf * 8 + pair;
+      if (h0 + r0 < h)
+        *reinterpret_cast<__half2*>(y + ((static_cast<size_t>(img) * h + h0 + r0) * w + c0) * k + channel) =
+            __floats2half2_rn(acc[nf][0], acc[nf][1]);
+      if (h0 + r1 < h)
+        *reinterpret_cast<__half2*>(y + ((static_cast<size_t>(img) * h + h0 + r1) * w + c1) * k + channel) =
+            __floats2half2_rn(acc[nf][2], acc[nf][3]);
+    }
+  }
+}
+
+// dw[tap][k][c] += sum over the block's pixels p of dy[p][k] * x[p shifted by tap][c] (float32,
+// zeroed before). M = output channels padded to 16 (KP16), N = input channels (C, a multiple of
+// 8), the reduction over the band's pixels 16 at a time; each warp owns some of the 9 * KP16/16
+// * C/8 output fragments and keeps them in registers over the whole band.
+template <int C, int KP16>
+__global__ void conv3x3_weight_grad(const __half* __restrict__ x, const __half* __restrict__ dy, float* __restrict__ dw,
+                                    int h, int w, int k, int rows) {
+  extern __shared__ __align__(16) unsigned char shared[];
+  __half* band = reinterpret_cast<__half*>(shared);  // x with halo: [(rows + 2) * (w + 2)][C]
+  __half* grads = band + (rows + 2) * (w + 2) * C;     // dy: [rows * w][KP16], zeros beyond k and h
+  const int img = blockIdx.y, h0 = blockIdx.x * rows, band_w = w + 2;
+  load_band(x, band, img, h0, rows, h, w, C, C);
+  for (int i = threadIdx.x; i < rows * w * KP16; i += blockDim.x) {
+    const int channel = i % KP16, pixel = i / KP16, gh = h0 + pixel / w;
+    grads[i] = channel < k && gh < h ? dy[((static_cast<size_t>(img) * h + gh) * w + pixel % w) * k + channel]
+                                     : __float2half(0.f);
+  }
+  __syncthreads();
+  constexpr int kMFrags = KP16 / 16, kNFrags = C / 8, kFrags = 9 * kMFrags * kNFrags;
+  constexpr int kWarps = 8, kOwned = (kFrags + kWarps - 1) / kWarps;
+  const int warp = threadIdx.x / 32, lane = threadIdx.x % 32, group = lane / 4, pair = (lane % 4) * 2;
+  float acc[kOwned][4] = {};
+  for (int step = 0; step < rows * w; step += 16) {
+#pragma unroll
+    for (int o = 0; o < kOwned; ++o) {
+      const int frag = warp + o * kWarps;
+      if (frag >= kFrags) break;
+      const int tap = frag / (kMFrags * kNFrags), mf = frag / kNFrags % kMFrags, nf = frag % kNFrags;
+      // A[m][p] = dy[p][m]: rows m = mf * 16 + group (+8), columns p = step + pair (+1, +8, +9).
+      const __half* g = grads + (step + pair) * KP16 + mf * 16 + group;
+      const uint32_t a[4] = {pack(g[0], g[KP16]), pack(g[8], g[KP16 + 8]), pack(g[8 * KP16], g[9 * KP16]),
+                             pack(g[8 * KP16 + 8], g[9 * KP16 + 8])};
+      // B[p][n] = x[p shifted by tap][n]: rows p = step + pair (+1, +8, +9), column n = nf * 8 + group.
+      uint32_t b[2];
+#pragma unroll
+      for (int half = 0; half < 2; ++half) {
+        const int p = step + pair + half * 8, q = p + 1;
+        const __half* xp = band + ((p / w + tap / 3) * band_w + p % w + tap % 3) * C + nf * 8 + group;
+        const __half* xq = band + ((q / w + tap / 3) * band_w + q % w + tap % 3) * C + nf * 8 + group;
+        b[half] = pack(*xp, *xq);
+      }
+      mma16816(acc[o], a, b);
+    }
+  }
+#pragma unroll
+  for (int o = 0; o < kOwned; ++o) {
+    const int frag = warp + o * kWarps;
+    if (frag >= kFrags) break;
+    const int tap = frag / (kMFrags * kNFrags), mf = frag / kNFrags % kMFrags, nf = frag % kNFrags;
+    const int m0 = mf * 16 + group, n0 = nf * 8 + pair;
+    for (int e = 0; e < 4; ++e) {
+      const int m = m0 + (e >= 2 ? 8 : 0), n = n0 + (e & 1);
+      if (m < k) atomicAdd(dw + (static_cast<size_t>(tap) * k + m) * C + n, acc[o][e]);
+    }
+  }
+}
+
+// ---- host side ----
+
+struct Device {
+  __half *x, *w_krsc, *y, *dy, *dx, *dw_krsc;  // cuDNN's tensors (NHWC, KRSC)
+  __half *w_taps, *w_flipped, *y_ours, *dx_ours;
+  float* dw_ours;  // [9][K][C]
+};
+
+template <class T>
+T* device_copy(const std::vector<T>& host) {
+  T* d = nullptr;
+  CHECK_CUDA(cudaMalloc(&d, host.size() * sizeof(T)));
+  CHECK_CUDA(cudaMemcpy(d, host.data(), host.size() * sizeof(T), cudaMemcpyHostToDevice));
+  return d;
+}
+
+std::vector<__half> random_halves(size_t count, float scale, std::mt19937& rng) {
+  std::uniform_real_distribution<float> dist(-scale, scale);
+  std::vector<__half> v(count);
+  for (auto& e : v) e = __float2half(dist(rng));
+  return v;
+}
+
+std::vector<float> to_float(const __half* device, size_t count) {
+  std::vector<__half> h(count);
+  CHECK_CUDA(cudaMemcpy(h.data(), device, count * sizeof(__half), cudaMemcpyDeviceToHost));
+  std::vector<float> f(count);
+  for (size_t i = 0; i < count; ++i) f[i] = __half2float(h[i]);
+  return f;
+}
+
+double relative(const std::vector<float>& got, const std::vector<float>& want) {
+  double diff = 0, scale = 1e-12;
+  for (size_t i = 0; i < want.size(); ++i) {
+    diff = std::max(diff, std::fabs(double(got[i]) - want[i]));
+    scale = std::max(scale, std::fabs(double(want[i])));
+  }
+  return diff / scale;
+}
+
+// The weight [K][3][3][C] (cuDNN's KRSC) as [9][K][CP] taps for the forward, and flipped with the
+// channel roles swapped as [9][C][KP] for the input gradient (zero-padded to multiples of 16).
+void tap_weights(const std::vector<__half>& krsc, const Shape& s, std::vector<__half>& taps,
+                 std::vector<__half>& flipped, int cp, int kp_in) {
+  taps.assign(9 * s.k * cp, __float2half(0.f));
+  flipped.assign(9 * s.c * kp_in, __float2half(0.f));
+  for (int k = 0; k < s.k; ++k)
+    for (int tap = 0; tap < 9; ++tap)
+      for (int c = 0; c < s.c; ++c) {
+        const __half v = krsc[(k * 9 + tap) * s.c + c];
+        taps[(tap * s.k + k) * cp + c] = v;
+        flipped[((8 - tap) * s.c + c) * kp_in + k] = v;
+      }
+}
+
+float time_ms(const std::function<void()>& work, int runs) {
+  work();
+  CHECK_CUDA(cudaDeviceSynchronize());
+  cudaEvent_t start, stop;
+  CHECK_CUDA(cudaEventCreate(&start));
+  CHECK_CUDA(cudaEventCreate(&stop));
+  CHECK_CUDA(cudaEventRecord(start));
+  for (int i = 0; i < runs; ++i) work();
+  CHECK_CUDA(cudaEventRecord(stop));
+  CHECK_CUDA(cudaEventSynchronize(stop));
+  float ms = 0;
+  CHECK_CUDA(cudaEventElapsedTime(&ms, start, stop));
+  CHECK_CUDA(cudaEventDestroy(start));
+  CHECK_CUDA(cudaEventDestroy(stop));
+  return ms / runs;
+}
+
+struct CudnnConv {
+  cudnnHandle_t handle;
+  cudnnTensorDescriptor_t x, y;
+  cudnnFilterDescriptor_t w;
+  cudnnConvolutionDescriptor_t conv;
+  cudnnConvolutionFwdAlgo_t fwd;
+  cudnnConvolutionBwdDataAlgo_t bwd_data;
+  cudnnConvolutionBwdFilterAlgo_t bwd_filter;
+  void* workspace = nullptr;
+  size_t workspace_size = size_t(256) << 20;
+};
+
+// Descriptors and each pass's fastest algorithm as cudnnFind*Ex measures them on these buffers.
+void cudnn_setup(CudnnConv& cd, const Shape& s, Device& d) {
+  CHECK_CUDNN(cudnnCreateTensorDescriptor(&cd.x));
+  CHECK_CUDNN(cudnnCreateTensorDescriptor(&cd.y));
+  CHECK_CUDNN(cudnnCreateFilterDescriptor(&cd.w));
+  CHECK_CUDNN(cudnnCreateConvolutionDescriptor(&cd.conv));
+  CHECK_CUDNN(cudnnSetTensor4dDescriptor(cd.x, CUDNN_TENSOR_NHWC, CUDNN_DATA_HALF, s.n, s.c, s.h, s.w));
+  CHECK_CUDNN(cudnnSetTensor4dDescriptor(cd.y, CUDNN_TENSOR_NHWC, CUDNN_DATA_HALF, s.n, s.k, s.h, s.w));
+  CHECK_CUDNN(cudnnSetFilter4dDescriptor(cd.w, CUDNN_DATA_HALF, CUDNN_TENSOR_NHWC, s.k, s.c, 3, 3));
+  CHECK_CUDNN(cudnnSetConvolution2dDescriptor(cd.conv, 1, 1, 1, 1, 1, 1, CUDNN_CROSS_CORRELATION, CUDNN_DATA_FLOAT));
+  CHECK_CUDNN(cudnnSetConvolutionMathType(cd.conv, CUDNN_TENSOR_OP_MATH));
+  CHECK_CUDA(cudaMalloc(&cd.workspace, cd.workspace_size));
+  int found = 0;
+  cudnnConvolutionFwdAlgoPerf_t fwd;
+  CHECK_CUDNN(cudnnFindConvolutionForwardAlgorithmEx(cd.handle, cd.x, d.x, cd.w, d.w_krsc, cd.conv, cd.y, d.y, 1, &found,
+                                                     &fwd, cd.workspace, cd.workspace_size));
+  cd.fwd = fwd.algo;
+  cudnnConvolutionBwdDataAlgoPerf_t data;
+  CHECK_CUDNN(cudnnFindConvolutionBackwardDataAlgorithmEx(cd.handle, cd.w, d.w_krsc, cd.y, d.dy, cd.conv, cd.x, d.dx, 1,
+                                                          &found, &data, cd.workspace, cd.workspace_size));
+  cd.bwd_data = data.algo;
+  cudnnConvolutionBwdFilterAlgoPerf_t filter;
+  CHECK_CUDNN(cudnnFindConvolutionBackwardFilterAlgorithmEx(cd.handle, cd.x, d.x, cd.y, d.dy, cd.conv, cd.w, d.dw_krsc,
+                                                            1, &found, &filter, cd.workspace, cd.workspace_size));
+  cd.bwd_filter = filter.algo;
+}
+
+// Rows per block: a multiple of 16 pixels, about `target` of them.
+int rows_for(int w, int target) {
+  int rows = std::max(1, target / w);
+  while (rows * w % 16 != 0) ++rows;
+  return rows;
+}
+
+struct Timings {
+  float forward, data, filter;
+};
+
+// cuDNN's three passes, each with its fastest algorithm; their outputs left in d.y, d.dx, d.dw_krsc.
+Timings time_cudnn(cudnnHandle_t handle, CudnnConv& cd, Device& d) {
+  const float one = 1.f, zero = 0.f;
+  Timings t{};
+  t.forward = time_ms([&] {
+    CHECK_CUDNN(cudnnConvolutionForward(handle, &one, cd.x, d.x, cd.w, d.w_krsc, cd.conv, cd.fwd, cd.workspace,
+                                        cd.workspace_size, &zero, cd.y, d.y));
+  }, 50);
+  t.data = time_ms([&] {
+    CHECK_CUDNN(cudnnConvolutionBackwardData(handle, &one, cd.w, d.w_krsc, cd.y, d.dy, cd.conv, cd.bwd_data,
+                                             cd.workspace, cd.workspace_size, &zero, cd.x, d.dx));
+  }, 50);
+  t.filter = time_ms([&] {
+    CHECK_CUDNN(cudnnConvolutionBackwardFilter(handle, &one, cd.x, d.x, cd.y, d.dy, cd.conv, cd.bwd_filter,
+                                               cd.workspace, cd.workspace_size, &zero, cd.w, d.dw_krsc));
+  }, 50);
+  return t;
+}
+
+// Ours for C = K = CH channels (YOLOv9-t's small convolutions are all square in channels).
+template <int CH>
+Timings time_ours(const Shape& s, Device& d) {
+  constexpr int kCP = (CH + 15) / 16 * 16;
+  const int rows = rows_for(s.w, 160), rows_grad = rows_for(s.w, 320);
+  const dim3 grid((s.h + rows - 1) / rows, s.n), grid_grad((s.h + rows_grad - 1) / rows_grad, s.n);
+  const int threads = 32 * std::max(1, std::min(8, rows * s.w / 32));
+  const size_t smem = ((rows + 2) * (s.w + 2) * kCP + 9 * CH * kCP) * sizeof(__half);
+  const size_t smem_grad = ((rows_grad + 2) * (s.w + 2) * CH + rows_grad * s.w * kCP) * sizeof(__half);
+  CHECK_CUDA(cudaFuncSetAttribute(conv3x3_forward<kCP, CH>, cudaFuncAttributeMaxDynamicSharedMemorySize, smem));
+  CHECK_CUDA(cudaFuncSetAttribute(conv3x3_weight_grad<CH, kCP>, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                  smem_grad));
+  const size_t dw_bytes = size_t(9) * s.k * s.c * sizeof(float);
+  Timings t{};
+  t.forward = time_ms([&] {
+    conv3x3_forward<kCP, CH><<<grid, threads, smem>>>(d.x, d.w_taps, d.y_ours, s.h, s.w, s.c, s.k, rows);
+  }, 50);
+  t.data = time_ms([&] {
+    conv3x3_forward<kCP, CH><<<grid, threads, smem>>>(d.dy, d.w_flipped, d.dx_ours, s.h, s.w, s.k, s.c, rows);
+  }, 50);
+  t.filter = time_ms([&] {
+    CHECK_CUDA(cudaMemsetAsync(d.dw_ours, 0, dw_bytes));
+    conv3x3_weight_grad<CH, kCP><<<grid_grad, 256, smem_grad>>>(d.x, d.dy, d.dw_ours, s.h, s.w, s.k, rows_grad);
+  }, 50);
+  CHECK_CUDA(cudaGetLastError());
+  CHECK_CUDA(cudaDeviceSynchronize());
+  return t;
+}
+
+// Our weight gradient [9][K][C] float32 as cuDNN's [K][3][3][C] for the comparison.
+std::vector<float> weight_grad_krsc(const Device& d, const Shape& s) {
+  std::vector<float> taps(size_t(9) * s.k * s.c), krsc(taps.size());
+  CHECK_CUDA(cudaMemcpy(taps.data(), d.dw_ours, taps.size() * sizeof(float), cudaMemcpyDeviceToHost));
+  for (int tap = 0; tap < 9; ++tap)
+    for (int k = 0; k < s.k; ++k)
+      for (int c = 0; c < s.c; ++c) krsc[(size_t(k) * 9 + tap) * s.c + c] = taps[(size_t(tap) * s.k + k) * s.c + c];
+  return krsc;
+}
+
+template <int CH>
+void probe(cudnnHandle_t handle, const Shape& s, std::mt19937& rng) {
+  constexpr int kCP = (CH + 15) / 16 * 16;
+  const size_t in_count = size_t(s.n) * s.h * s.w * s.c, out_count = size_t(s.n) * s.h * s.w * s.k;
+  const size_t w_count = size_t(s.k) * 9 * s.c;
+  const auto w_host = random_halves(w_count, 0.1f, rng);
+  std::vector<__half> taps, flipped;
+  tap_weights(w_host, s, taps, flipped, kCP, kCP);
+  Device d{};
+  d.x = device_copy(random_halves(in_count, 1.f, rng));
+  d.dy = device_copy(random_halves(out_count, 1.f, rng));
+  d.w_krsc = device_copy(w_host);
+  d.w_taps = device_copy(taps);
+  d.w_flipped = device_copy(flipped);
+  for (__half** p : {&d.y, &d.y_ours}) CHECK_CUDA(cudaMalloc(p, out_count * sizeof(__half)));
+  for (__half** p : {&d.dx, &d.dx_ours}) CHECK_CUDA(cudaMalloc(p, in_count * sizeof(__half)));
+  CHECK_CUDA(cudaMalloc(&d.dw_krsc, w_count * sizeof(__half)));
+  CHECK_CUDA(cudaMalloc(&d.dw_ours, w_count * sizeof(float)));
+  CudnnConv cd;
+  cd.handle = handle;
+  cudnn_setup(cd, s, d);
+  const Timings theirs = time_cudnn(handle, cd, d), ours = time_ours<CH>(s, d);
+  std::printf("%dx%dx%dx%d, %d -> %d channels, 3x3 (cuDNN algorithms %d/%d/%d):\n", s.n, s.c, s.h, s.w, s.c, s.k,
+              int(cd.fwd), int(cd.bwd_data), int(cd.bwd_filter));
+  std::printf("  cuDNN  forward %7.1f us, input gradient %7.1f us, weight gradient %7.1f us, all %7.1f us\n",
+              theirs.forward * 1e3f, theirs.data * 1e3f, theirs.filter * 1e3f,
+              (theirs.forward + theirs.data + theirs.filter) * 1e3f);
+  std::printf("  ours   forward %7.1f us, input gradient %7.1f us, weight gradient %7.1f us, all %7.1f us\n",
+              ours.forward * 1e3f, ours.data * 1e3f, ours.filter * 1e3f, (ours.forward + ours.data + ours.filter) * 1e3f);
+  std::printf("  ours against cuDNN: output %.2e, input gradient %.2e, weight gradient %.2e (relative)\n",
+              relative(to_float(d.y_ours, out_count), to_float(d.y, out_count)),
+              relative(to_float(d.dx_ours, in_count), to_float(d.dx, in_count)),
+              relative(weight_grad_krsc(d, s), to_float(d.dw_krsc, w_count)));
+  for (void* p : {static_cast<void*>(d.x), static_cast<void*>(d.dy), static_cast<void*>(d.w_krsc),
+                  static_cast<void*>(d.w_taps), static_cast<void*>(d.w_flipped), static_cast<void*>(d.y),
+                  static_cast<void*>(d.y_ours), static_cast<void*>(d.dx), static_cast<void*>(d.dx_ours),
+                  static_cast<void*>(d.dw_krsc), static_cast<void*>(d.dw_ours), cd.workspace})
+    cudaFree(p);
+}
+
+}  // namespace
+
+int main() {
+  std::setvbuf(stdout, nullptr, _IOLBF, 0);
+  cudnnHandle_t handle;
+  if (cudnnCreate(&handle) != CUDNN_STATUS_SUCCESS) {
+    std::printf("cudnnCreate failed: no GPU or no cuDNN here\n");
+    return 1;
+  }
+  cudaDeviceProp prop{};
+  CHECK_CUDA(cudaGetDeviceProperties(&prop, 0));
+  std::printf("cuDNN %zu on %s (sm_%d%d)\n", cudnnGetVersion(), prop.name, prop.major, prop.minor);
+  std::mt19937 rng(21);
+  // YOLOv9-t's costliest small convolutions at batch 16, 640 px (tests/tools/conv_kernel_breakdown.py).
+  probe<16>(handle, {16, 16, 16, 80, 80}, rng);
+  probe<24>(handle, {16, 24, 24, 40, 40}, rng);
+  probe<32>(handle, {16, 32, 32, 20, 20}, rng);
+  probe<16>(handle, {16, 16, 16, 160, 160}, rng);
+  probe<32>(handle, {16, 32, 32, 80, 80}, rng);
+  cudnnDestroy(handle);
+  return 0;
+}
