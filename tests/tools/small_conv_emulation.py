@@ -1,0 +1,199 @@
+#!/usr/bin/env python3
+"""Checks tests/tools/small_conv_probe.cu's index arithmetic without a GPU: its forward, input-gradient
+and weight-gradient kernels transcribed line for line into Python, each warp's mma.sync m16n8k16
+assembled from the lanes' registers by the PTX fragment layouts, against direct float64
+convolutions on small shapes (row bands that end inside a fragment, a partial last band, 24
+channels padded to 32). Pure Python, seconds. Usage: python3 tests/tools/small_conv_emulation.py
+"""
+import random
+random.seed(1)
+
+def mma(acc, a, b):
+    # a[lane] = 4 regs, each (lo, hi); b[lane] = 2 regs; acc[lane] = 4 floats
+    A = [[0.0]*16 for _ in range(16)]; B = [[0.0]*8 for _ in range(16)]
+    for lane in range(32):
+        g, t = lane // 4, lane % 4
+        (a0, a1, a2, a3) = a[lane]
+        A[g][2*t], A[g][2*t+1] = a0; A[g+8][2*t], A[g+8][2*t+1] = a1
+        A[g][2*t+8], A[g][2*t+9] = a2; A[g+8][2*t+8], A[g+8][2*t+9] = a3
+        b0, b1 = b[lane]
+        B[2*t][g], B[2*t+1][g] = b0; B[2*t+8][g], B[2*t+9][g] = b1
+    D = [[sum(A[i][k]*B[k][j] for k in range(16)) for j in range(8)] for i in range(16)]
+    for lane in range(32):
+        g, t = lane // 4, lane % 4
+        acc[lane][0] += D[g][2*t]; acc[lane][1] += D[g][2*t+1]
+        acc[lane][2] += D[g+8][2*t]; acc[lane][3] += D[g+8][2*t+1]
+
+def load_band(x, img, h0, rows, h, w, c, cp):
+    band_w = w + 2
+    band = [0.0] * ((rows+2)*band_w*cp)
+    for pixel in range((rows+2)*band_w):
+        gh = h0 + pixel // band_w - 1; gw = pixel % band_w - 1
+        for ch in range(cp):
+            if 0 <= gh < h and 0 <= gw < w and ch < c:
+                band[pixel*cp + ch] = x[((img*h + gh)*w + gw)*c + ch]
+    return band
+
+def forward(x, weight, n, h, w, c, k, rows, CP, KP):
+    y = [None] * (n*h*w*k)
+    band_w = w + 2
+    for img in range(n):
+        for bx in range((h + rows - 1)//rows):
+            h0 = bx*rows
+            band = load_band(x, img, h0, rows, h, w, c, CP)
+            wsm = weight
+            for frag in range(rows*w//16):
+                NF = KP//8
+                acc = [[[0.0]*4 for _ in range(32)] for _ in range(NF)]
+                for tap in range(9):
+                    for kc in range(0, CP, 16):
+                        a = []; bs = [[] for _ in range(NF)]
+                        for lane in range(32):
+                            group, pair = lane//4, (lane%4)*2
+                            p0 = frag*16 + group; p1 = p0 + 8
+                            r0, c0, r1, c1 = p0//w, p0%w, p1//w, p1%w
+                            a0 = ((r0 + tap//3)*band_w + c0 + tap%3)*CP + pair
+                            a1 = ((r1 + tap//3)*band_w + c1 + tap%3)*CP + pair
+                            two = lambda base: (band[base], band[base+1])
+                            a.append((two(a0+kc), two(a1+kc), two(a0+kc+8), two(a1+kc+8)))
+                            for nf in range(NF):
+                                b0 = (tap*KP + nf*8 + group)*CP + kc + pair
+                                bs[nf].append(((wsm[b0], wsm[b0+1]), (wsm[b0+8], wsm[b0+9])))
+                        for nf in range(NF):
+                            mma(acc[nf], a, bs[nf])
+                for lane in range(32):
+                    group, pair = lane//4, (lane%4)*2
+                    p0 = frag*16 + group; p1 = p0 + 8
+                    r0, c0, r1, c1 = p0//w, p0%w, p1//w, p1%w
+                    for nf in range(NF):
+                        ch = nf*8 + pair
+                        if h0 + r0 < h:
+                            base = ((img*h + h0 + r0)*w + c0)*k + ch
+                            y[base], y[base+1] = acc[nf][lane][0], acc[nf][lane][1]
+                        if h0 + r1 < h:
+                            base = ((img*h + h0 + r1)*w + c1)*k + ch
+                            y[base], y[base+1] = acc[nf][lane][2], acc[nf][lane][3]
+    return y
+
+def weight_grad(x, dy, n, h, w, k, rows, C, KP16):
+    dw = [0.0] * (9*k*C)
+    band_w = w + 2
+    KM, KN = KP16//16, C//8
+    KF = 9*KM*KN; WARPS = 8; OWNED = (KF + WARPS - 1)//WARPS
+    for img in range(n):
+        for bx in range((h + rows - 1)//rows):
+            h0 = bx*rows
+            band = load_band(x, img, h0, rows, h, w, C, C)
+            grads = [0.0]*(rows*w*KP16)
+            for i in range(rows*w*KP16):
+                channel, pixel = i % KP16, i // KP16
+                gh = h0 + pixel // w
+                grads[i] = dy[((img*h + gh)*w + pixel % w)*k + channel] if channel < k and gh < h else 0.0
+            for warp in range(WARPS):
+                acc = [[[0.0]*4 for _ in range(32)] for _ in range(OWNED)]
+                for step in range(0, rows*w, 16):
+                    for o in range(OWNED):
+                        frag = warp + o*WARPS
+                        if frag >= KF: break
+                        tap, mf, nf = frag // (KM*KN), frag // KN % KM, frag % KN
+                        a = []; b = []
+                        for lane in range(32):
+                            group, pair = lane//4, (lane%4)*2
+                            g = (step + pair)*KP16 + mf*16 + group
+                            a.append(((grads[g], grads[g+KP16]), (grads[g+8], grads[g+KP16+8]),
+                                      (grads[g+8*KP16], grads[g+9*KP16]), (grads[g+8*KP16+8], grads[g+9*KP16+8])))
+                            regs = []
+                            for half in range(2):
+                                p = step + pair + half*8; q = p + 1
+                                xp = ((p//w + tap//3)*band_w + p%w + tap%3)*C + nf*8 + group
+                                xq = ((q//w + tap//3)*band_w + q%w + tap%3)*C + nf*8 + group
+                                regs.append((band[xp], band[xq]))
+                            b.append(tuple(regs))
+                        mma(acc[o], a, b)
+                for o in range(OWNED):
+                    frag = warp + o*WARPS
+                    if frag >= KF: break
+                    tap, mf, nf = frag // (KM*KN), frag // KN % KM, frag % KN
+                    for lane in range(32):
+                        group, pair = lane//4, (lane%4)*2
+                        m0, n0 = mf*16 + group, nf*8 + pair
+                        for e in range(4):
+                            m = m0 + (8 if e >= 2 else 0); nn = n0 + (e & 1)
+                            if m < k: dw[(tap*k + m)*C + nn] += acc[o][lane][e]
+    return dw
+
+def reference_forward(x, W, n, h, w, c, k):  # W[k][tap][c]
+    y = [0.0]*(n*h*w*k)
+    for img in range(n):
+        for i in range(h):
+            for j in range(w):
+                for o in range(k):
+                    s = 0.0
+                    for tap in range(9):
+                        ii, jj = i + tap//3 - 1, j + tap%3 - 1
+                        if 0 <= ii < h and 0 <= jj < w:
+                            for ch in range(c): s += x[((img*h+ii)*w+jj)*c+ch] * W[(o*9+tap)*c+ch]
+                    y[((img*h+i)*w+j)*k+o] = s
+    return y
+
+def reference_dgrad(dy, W, n, h, w, c, k):
+    dx = [0.0]*(n*h*w*c)
+    for img in range(n):
+        for i in range(h):
+            for j in range(w):
+                for o in range(k):
+                    g = dy[((img*h+i)*w+j)*k+o]
+                    for tap in range(9):
+                        ii, jj = i + tap//3 - 1, j + tap%3 - 1
+                        if 0 <= ii < h and 0 <= jj < w:
+                            for ch in range(c): dx[((img*h+ii)*w+jj)*c+ch] += g * W[(o*9+tap)*c+ch]
+    return dx
+
+def reference_wgrad(x, dy, n, h, w, c, k):  # [k][tap][c]
+    dW = [0.0]*(k*9*c)
+    for img in range(n):
+        for i in range(h):
+            for j in range(w):
+                for o in range(k):
+                    g = dy[((img*h+i)*w+j)*k+o]
+                    for tap in range(9):
+                        ii, jj = i + tap//3 - 1, j + tap%3 - 1
+                        if 0 <= ii < h and 0 <= jj < w:
+                            for ch in range(c): dW[(o*9+tap)*c+ch] += g * x[((img*h+ii)*w+jj)*c+ch]
+    return dW
+
+def rows_for(w, target):
+    rows = max(1, target // w)
+    while rows*w % 16: rows += 1
+    return rows
+
+def check(CH, n, h, w):
+    CP = (CH + 15)//16*16
+    c = k = CH
+    x = [random.uniform(-1,1) for _ in range(n*h*w*c)]
+    dy = [random.uniform(-1,1) for _ in range(n*h*w*k)]
+    W = [random.uniform(-1,1) for _ in range(k*9*c)]
+    taps = [0.0]*(9*k*CP); flipped = [0.0]*(9*c*CP)
+    for o in range(k):
+        for tap in range(9):
+            for ch in range(c):
+                v = W[(o*9+tap)*c+ch]
+                taps[(tap*k+o)*CP+ch] = v
+                flipped[((8-tap)*c+ch)*CP+o] = v
+    rows = rows_for(w, 32); rows_g = rows_for(w, 48)
+    y = forward(x, taps, n, h, w, c, k, rows, CP, CH)
+    yr = reference_forward(x, W, n, h, w, c, k)
+    dx = forward(dy, flipped, n, h, w, k, c, rows, CP, CH)
+    dxr = reference_dgrad(dy, W, n, h, w, c, k)
+    dwt = weight_grad(x, dy, n, h, w, k, rows_g, CH, CP)
+    dw = [0.0]*len(dwt)
+    for tap in range(9):
+        for o in range(k):
+            for ch in range(c): dw[(o*9+tap)*c+ch] = dwt[(tap*k+o)*c+ch]
+    dwr = reference_wgrad(x, dy, n, h, w, c, k)
+    err = lambda a, b: max(abs(p - q) for p, q in zip(a, b))
+    print(f"CH={CH} {n}x{h}x{w} rows={rows}/{rows_g}: forward {err(y, yr):.2e}, input grad {err(dx, dxr):.2e}, weight grad {err(dw, dwr):.2e}; unwritten {sum(v is None for v in y)}")
+
+check(16, 1, 6, 8)
+check(24, 1, 5, 8)
+check(32, 1, 4, 4)
