@@ -6,6 +6,7 @@
 #include <libreyolo/sdk/dense_slices.hpp>
 #include <libreyolo/sdk/max_pool_same.hpp>
 #include <libreyolo/sdk/side_by_side.hpp>
+#include <libreyolo/sdk/small_convolutions.hpp>
 #include <libreyolo/sdk/stacked_convolutions.hpp>
 #include <torch/torch.h>
 
@@ -28,12 +29,14 @@ ConvImpl::ConvImpl(int64_t in_channels, int64_t out_channels, int64_t kernel_siz
 
 torch::Tensor ConvImpl::forward(const torch::Tensor& x) {
   // batch_norm_silu is silu(bn(x)) exactly unless fused_kernels=auto picks the fused kernel.
-  return activation_ ? sdk::batch_norm_silu(bn, conv->forward(x)) : bn->forward(conv->forward(x));
+  // conv3x3_small is conv->forward(x) unless small_convolutions picks the SDK's kernels.
+  const auto y = sdk::conv3x3_small(conv, x);
+  return activation_ ? sdk::batch_norm_silu(bn, y) : bn->forward(y);
 }
 
 torch::Tensor ConvImpl::forward_plus(const torch::Tensor& x, const torch::Tensor& residual) {
   if (!activation_) return forward(x) + residual;
-  return sdk::batch_norm_silu_add(bn, conv->forward(x), residual);
+  return sdk::batch_norm_silu_add(bn, sdk::conv3x3_small(conv, x), residual);
 }
 
 RepConvNImpl::RepConvNImpl(int64_t in_channels, int64_t out_channels, int64_t stride, int64_t groups) {

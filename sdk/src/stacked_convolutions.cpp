@@ -7,6 +7,7 @@
 #include <mutex>
 #include <stdexcept>
 
+#include "explicit_padding.hpp"
 #include "fused_choice_log.hpp"
 #include "libreyolo/sdk/batch_count.hpp"
 #include "libreyolo/sdk/fused_kernels.hpp"
@@ -14,22 +15,7 @@
 namespace libreyolo::sdk {
 namespace {
 
-// The explicit padding of a convolution's options (nullptr for 'valid' or 'same'). LibTorch 1.13
-// holds it in a c10::variant and 2.x in a std::variant: the unqualified visit below finds each
-// one's own visit through the variant's namespace.
-struct ExplicitPadding {
-  const torch::ExpandingArray<2>* found = nullptr;
-  void operator()(const torch::ExpandingArray<2>& padding) { found = &padding; }
-  template <class Other>
-  void operator()(const Other&) {}
-};
-
-template <class Variant>
-const torch::ExpandingArray<2>* explicit_padding(const Variant& padding) {
-  ExplicitPadding finder;
-  visit(finder, padding);
-  return finder.found;
-}
+using detail::explicit_padding;
 
 int64_t kernel_size(const torch::nn::Conv2dImpl& conv) { return (*conv.options.kernel_size())[0]; }
 

@@ -1,6 +1,8 @@
 #!/usr/bin/env python3
-"""Checks tests/tools/small_conv_probe.cu's index arithmetic without a GPU: its forward, input-gradient
-and weight-gradient kernels transcribed line for line into Python, each warp's mma.sync m16n8k16
+"""Checks the small-channel convolution kernels' index arithmetic without a GPU
+(sdk/src/cuda/small_conv3x3_device.cuh, which tests/tools/small_conv_probe.cu and the SDK's
+launchers share): the forward, input-gradient and weight-gradient kernels transcribed line for
+line into Python, each warp's mma.sync m16n8k16
 assembled from the lanes' registers by the PTX fragment layouts, against direct float64
 convolutions on small shapes (row bands that end inside a fragment, a partial last band, 24
 channels padded to 32). Pure Python, seconds. Usage: python3 tests/tools/small_conv_emulation.py

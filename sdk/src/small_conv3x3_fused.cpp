@@ -1,0 +1,94 @@
+// The small-channel 3x3 convolution in a CUDA build: an autograd function over the kernels of
+// cuda/small_conv3x3_kernels.cu, launched on the current stream (CUDA-graph capture records them
+// like any ATen kernel).
+#include "small_conv3x3_fused.hpp"
+
+#include <ATen/cuda/CUDAContext.h>
+#include <c10/cuda/CUDAGuard.h>
+#include <torch/autograd.h>
+#include <torch/torch.h>
+
+#include "cuda/small_conv3x3_kernels.hpp"
+
+namespace libreyolo::sdk {
+namespace {
+
+using torch::autograd::AutogradContext;
+using torch::autograd::variable_list;
+
+constexpr auto kChannelsLast = torch::MemoryFormat::ChannelsLast;
+
+fused::SmallConvShape shape_of(const torch::Tensor& x) {
+  return {x.size(0), x.size(1), x.size(2), x.size(3)};
+}
+
+void check_launch(int code, const char* which) {
+  TORCH_CHECK(code == 0, "small 3x3 convolution: the ", which, " kernels did not launch: ",
+              fused::small_conv3x3_error_text(code));
+}
+
+void* current_stream() { return at::cuda::getCurrentCUDAStream().stream(); }
+
+// y = conv(x) with the prepared taps.
+torch::Tensor convolve(const torch::Tensor& x, const torch::Tensor& taps) {
+  auto y = torch::empty(x.sizes(), x.options().memory_format(kChannelsLast));
+  check_launch(fused::small_conv3x3_forward(shape_of(x), x.data_ptr(), taps.data_ptr(), y.data_ptr(), current_stream()),
+               "forward");
+  return y;
+}
+
+class FusedSmallConv3x3 : public torch::autograd::Function<FusedSmallConv3x3> {
+ public:
+  static torch::Tensor forward(AutogradContext* ctx, const torch::Tensor& x, const torch::Tensor& weight) {
+    const c10::cuda::CUDAGuard guard(x.device());
+    const auto shape = shape_of(x);
+    const auto prepared = fused::small_conv3x3_prepared_elements(shape);
+    auto taps = torch::empty({prepared}, x.options()), flipped = torch::empty({prepared}, x.options());
+    check_launch(fused::small_conv3x3_prepare(shape, weight.data_ptr(), taps.data_ptr(), flipped.data_ptr(),
+                                              current_stream()),
+                 "weight preparation");
+    // The backward reads x (the weight gradient) and the flipped weight (the input gradient).
+    ctx->save_for_backward({x, flipped});
+    return convolve(x, taps);
+  }
+
+  static variable_list backward(AutogradContext* ctx, variable_list grads) {
+    const auto saved = ctx->get_saved_variables();
+    const auto& x = saved[0];
+    const auto& flipped = saved[1];
+    const c10::cuda::CUDAGuard guard(x.device());
+    // The incoming gradient may be another type or layout: read dense float16 channels-last.
+    const auto grad_y = grads[0].to(torch::kHalf).contiguous(kChannelsLast);
+    torch::Tensor grad_x, grad_weight;
+    if (ctx->needs_input_grad(0)) grad_x = convolve(grad_y, flipped);
+    if (ctx->needs_input_grad(1)) {
+      const auto shape = shape_of(x);
+      auto work = torch::empty({fused::small_conv3x3_work_elements(shape)}, x.options().dtype(torch::kFloat32));
+      grad_weight = torch::empty({x.size(1), x.size(1), 3, 3}, x.options().memory_format(kChannelsLast));
+      check_launch(fused::small_conv3x3_weight_grad(shape, x.data_ptr(), grad_y.data_ptr(), work.data_ptr<float>(),
+                                                    grad_weight.data_ptr(), current_stream()),
+                   "weight gradient");
+    }
+    return {grad_x, grad_weight};
+  }
+};
+
+}  // namespace
+
+std::string fused_small_conv3x3_unavailable() { return ""; }
+
+bool fused_small_conv3x3_fits(int64_t batch, int64_t channels, int64_t height, int64_t width) {
+  return fused::small_conv3x3_fits({batch, channels, height, width});
+}
+
+torch::Tensor fused_small_conv3x3(const torch::Tensor& x, const torch::Tensor& weight) {
+  TORCH_CHECK(x.is_cuda() && x.dim() == 4 && x.scalar_type() == torch::kHalf && x.is_contiguous(kChannelsLast),
+              "fused_small_conv3x3: x must be a channels-last float16 CUDA tensor, got ", x.sizes(), " ",
+              x.scalar_type(), " on ", x.device());
+  TORCH_CHECK(weight.scalar_type() == torch::kHalf && weight.is_contiguous(kChannelsLast) &&
+                  weight.sizes() == torch::IntArrayRef({x.size(1), x.size(1), 3, 3}),
+              "fused_small_conv3x3: the weight must be float16 channels-last [C, C, 3, 3], got ", weight.sizes());
+  return FusedSmallConv3x3::apply(x, weight);
+}
+
+}  // namespace libreyolo::sdk

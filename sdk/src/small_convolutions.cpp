@@ -1,0 +1,84 @@
+// conv3x3_small: the choice of the small-channel convolution kernels (small_conv3x3_fused.hpp)
+// under the fused_kernels policy.
+#include "libreyolo/sdk/small_convolutions.hpp"
+
+#include <torch/enum.h>
+#include <torch/torch.h>
+
+#include <mutex>
+
+#include "explicit_padding.hpp"
+#include "fused_choice_log.hpp"
+#include "libreyolo/sdk/compat.hpp"
+#include "libreyolo/sdk/fused_kernels.hpp"
+#include "small_conv3x3_fused.hpp"
+
+namespace libreyolo::sdk {
+namespace {
+
+constexpr auto kChannelsLast = torch::MemoryFormat::ChannelsLast;
+
+// What the convolution itself must be (most of a network's are not: said by no log line).
+std::string geometry_refusal(const torch::nn::Conv2dImpl& conv) {
+  const auto& o = conv.options;
+  if ((*o.kernel_size())[0] != 3 || (*o.kernel_size())[1] != 3) return "not 3x3";
+  if ((*o.stride())[0] != 1 || (*o.stride())[1] != 1 || (*o.dilation())[0] != 1 || (*o.dilation())[1] != 1)
+    return "strided or dilated";
+  const auto* padding = detail::explicit_padding(o.padding());
+  if (padding == nullptr || (**padding)[0] != 1 || (**padding)[1] != 1 ||
+      torch::enumtype::get_enum_name(o.padding_mode()) != "kZeros")
+    return "not zero padding 1";
+  if (o.groups() != 1 || o.transposed() || conv.bias.defined()) return "grouped, transposed or with a bias";
+  if (o.in_channels() != o.out_channels()) return "input and output channels differ";
+  const auto c = o.in_channels();
+  if (c != 16 && c != 24 && c != 32) return "not 16, 24 or 32 channels";
+  return "";
+}
+
+// Whether the convolution would run in float16: under CUDA autocast, if autocast's type is
+// float16 (whatever x's type); outside it, if x and the weight are float16.
+bool runs_in_half(const torch::nn::Conv2dImpl& conv, const torch::Tensor& x) {
+  if (compat::cuda_autocast_enabled()) return compat::cuda_autocast_dtype() == torch::kHalf;
+  return x.scalar_type() == torch::kHalf && conv.weight.scalar_type() == torch::kHalf;
+}
+
+// What the input must be.
+std::string input_refusal(const torch::nn::Conv2dImpl& conv, const torch::Tensor& x) {
+  if (auto unavailable = fused_small_conv3x3_unavailable(); !unavailable.empty()) return unavailable;
+  if (!x.is_cuda()) return "x is not on a CUDA device";
+  if (x.dim() != 4 || x.size(1) != conv.options.in_channels()) return "x is not [N, C, H, W] of the convolution's C";
+  if (!runs_in_half(conv, x)) return "the convolution would not run in float16 (the kernels' type)";
+  if (!x.is_contiguous(kChannelsLast)) return "x is not channels-last";
+  if (!fused_small_conv3x3_fits(x.size(0), x.size(1), x.size(2), x.size(3))) return "the map is too wide for the kernels";
+  return "";
+}
+
+// The policy, the convolution and the input decide; the first decision on a suitable convolution
+// is logged once.
+bool chosen(const torch::nn::Conv2dImpl& conv, const torch::Tensor& x) {
+  if (!fused_kernel_allowed("small_convolutions") || !geometry_refusal(conv).empty()) return false;
+  const auto refusal = input_refusal(conv, x);
+  static std::once_flag once;
+  log_first_fused_choice(once, refusal,
+                         "fused_kernels: 3x3 convolutions of 16, 24 or 32 channels run the SDK's CUDA kernels",
+                         "fused_kernels: 3x3 convolutions of 16, 24 or 32 channels run cuDNN's");
+  return refusal.empty();
+}
+
+}  // namespace
+
+std::string conv3x3_small_refusal(const torch::nn::Conv2dImpl& conv, const torch::Tensor& x) {
+  auto refusal = geometry_refusal(conv);
+  return refusal.empty() ? input_refusal(conv, x) : refusal;
+}
+
+torch::Tensor conv3x3_small(torch::nn::Conv2d& conv, const torch::Tensor& x) {
+  if (!chosen(*conv, x)) return conv->forward(x);
+  // As autocast would run the convolution: float16 input and weight (under weight_casts the
+  // weight already is its float16 copy, and the cast returns it).
+  const auto input = x.to(torch::kHalf).contiguous(kChannelsLast);
+  const auto weight = conv->weight.to(torch::kHalf).contiguous(kChannelsLast);
+  return fused_small_conv3x3(input, weight);
+}
+
+}  // namespace libreyolo::sdk
