@@ -21,6 +21,8 @@
 #include <cuda_fp16.h>
 #include <cudnn.h>
 
+#include "probe_support.cuh"
+
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
@@ -32,15 +34,6 @@
 #include <vector>
 
 namespace {
-
-#define CHECK_CUDA(x)                                                                       \
-  do {                                                                                      \
-    cudaError_t e_ = (x);                                                                   \
-    if (e_ != cudaSuccess) {                                                                \
-      std::printf("CUDA error %s at line %d\n", cudaGetErrorString(e_), __LINE__);           \
-      std::exit(1);                                                                         \
-    }                                                                                       \
-  } while (0)
 
 // One backend descriptor, destroyed with its owner. `status` keeps the first failing call's code.
 struct Descriptor {
@@ -355,28 +348,11 @@ __global__ void prologue(const __half* x, const float* scale, const float* bias,
   }
 }
 
-std::vector<float> host_copy(const __half* device, size_t count) {
-  std::vector<__half> h(count);
-  CHECK_CUDA(cudaMemcpy(h.data(), device, count * sizeof(__half), cudaMemcpyDeviceToHost));
-  std::vector<float> f(count);
-  for (size_t i = 0; i < count; ++i) f[i] = __half2float(h[i]);
-  return f;
-}
-
-double largest_relative(const std::vector<float>& a, const std::vector<float>& b) {
-  double diff = 0, scale = 1e-6;
-  for (size_t i = 0; i < a.size(); ++i) {
-    diff = std::max(diff, std::fabs(double(a[i]) - b[i]));
-    scale = std::max(scale, std::fabs(double(b[i])));
-  }
-  return diff / scale;
-}
-
 // The fused way's output and statistics against the step-by-step arithmetic: the prologue by a
 // kernel (rounded to float16), then the plain convolution, the statistics on the host.
 void compare(cudnnHandle_t handle, const Shape& s, const Way& way, const Buffers& fused) {
   const size_t in_count = size_t(s.n) * s.c * s.h * s.w, out_count = size_t(s.n) * s.k * s.out_h() * s.out_w();
-  const auto fused_y = host_copy(fused.y, out_count);
+  const auto fused_y = probe::host_copy(fused.y, out_count);
   std::vector<float> fused_sum(s.k), fused_squares(s.k);
   CHECK_CUDA(cudaMemcpy(fused_sum.data(), fused.sum, s.k * sizeof(float), cudaMemcpyDeviceToHost));
   CHECK_CUDA(cudaMemcpy(fused_squares.data(), fused.squares, s.k * sizeof(float), cudaMemcpyDeviceToHost));
@@ -389,7 +365,7 @@ void compare(cudnnHandle_t handle, const Shape& s, const Way& way, const Buffers
   else
     CHECK_CUDA(cudaMemcpy(plain.x, fused.x, in_count * sizeof(__half), cudaMemcpyDeviceToDevice));
   run_way(handle, s, Way{"conv", false, Epilogue::kNone, CUDNN_POINTWISE_RELU_FWD}, plain);
-  const auto y = host_copy(plain.y, out_count);
+  const auto y = probe::host_copy(plain.y, out_count);
   std::vector<float> sum(s.k, 0.f), squares(s.k, 0.f);
   std::vector<double> sum_d(s.k, 0.0), squares_d(s.k, 0.0);
   for (size_t i = 0; i < out_count; ++i) {
@@ -397,10 +373,10 @@ void compare(cudnnHandle_t handle, const Shape& s, const Way& way, const Buffers
     squares_d[i % s.k] += double(y[i]) * y[i];
   }
   for (int k = 0; k < s.k; ++k) sum[k] = float(sum_d[k]), squares[k] = float(squares_d[k]);
-  std::printf("      vs step by step: output %.2e", largest_relative(fused_y, y));
-  if (way.epilogue != Epilogue::kNone) std::printf(", sum %.2e", largest_relative(fused_sum, sum));
+  std::printf("      vs step by step: output %.2e", probe::largest_relative(fused_y, y));
+  if (way.epilogue != Epilogue::kNone) std::printf(", sum %.2e", probe::largest_relative(fused_sum, sum));
   if (way.epilogue == Epilogue::kGenStats)
-    std::printf(", sum of squares %.2e", largest_relative(fused_squares, squares));
+    std::printf(", sum of squares %.2e", probe::largest_relative(fused_squares, squares));
   std::printf(" (relative to each one's largest magnitude)\n");
   cudaFree(plain.x);
   cudaFree(plain.y);

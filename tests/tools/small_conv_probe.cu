@@ -23,6 +23,7 @@
 #include <cudnn.h>
 
 #include "../../sdk/src/cuda/small_conv3x3_device.cuh"
+#include "probe_support.cuh"
 
 #include <algorithm>
 #include <cmath>
@@ -37,14 +38,6 @@ namespace {
 
 using namespace libreyolo::sdk::fused::small_conv;
 
-#define CHECK_CUDA(x)                                                                 \
-  do {                                                                                \
-    cudaError_t e_ = (x);                                                             \
-    if (e_ != cudaSuccess) {                                                          \
-      std::printf("CUDA error %s at line %d\n", cudaGetErrorString(e_), __LINE__);     \
-      std::exit(1);                                                                   \
-    }                                                                                 \
-  } while (0)
 #define CHECK_CUDNN(x)                                                                \
   do {                                                                                \
     cudnnStatus_t s_ = (x);                                                           \
@@ -79,23 +72,6 @@ std::vector<__half> random_halves(size_t count, float scale, std::mt19937& rng) 
   std::vector<__half> v(count);
   for (auto& e : v) e = __float2half(dist(rng));
   return v;
-}
-
-std::vector<float> to_float(const __half* device, size_t count) {
-  std::vector<__half> h(count);
-  CHECK_CUDA(cudaMemcpy(h.data(), device, count * sizeof(__half), cudaMemcpyDeviceToHost));
-  std::vector<float> f(count);
-  for (size_t i = 0; i < count; ++i) f[i] = __half2float(h[i]);
-  return f;
-}
-
-double relative(const std::vector<float>& got, const std::vector<float>& want) {
-  double diff = 0, scale = 1e-12;
-  for (size_t i = 0; i < want.size(); ++i) {
-    diff = std::max(diff, std::fabs(double(got[i]) - want[i]));
-    scale = std::max(scale, std::fabs(double(want[i])));
-  }
-  return diff / scale;
 }
 
 // The weight [K][3][3][C] (cuDNN's KRSC) as [9][K][CP] taps for the forward, and flipped with the
@@ -239,7 +215,7 @@ std::vector<float> weight_grad_krsc(const Device& d, const Shape& s) {
 }
 
 template <int CH>
-void probe(cudnnHandle_t handle, const Shape& s, std::mt19937& rng) {
+void probe_shape(cudnnHandle_t handle, const Shape& s, std::mt19937& rng) {
   constexpr int kCP = (CH + 15) / 16 * 16;
   const size_t in_count = size_t(s.n) * s.h * s.w * s.c, out_count = size_t(s.n) * s.h * s.w * s.k;
   const size_t w_count = size_t(s.k) * 9 * s.c;
@@ -268,9 +244,9 @@ void probe(cudnnHandle_t handle, const Shape& s, std::mt19937& rng) {
   std::printf("  ours   forward %7.1f us, input gradient %7.1f us, weight gradient %7.1f us, all %7.1f us\n",
               ours.forward * 1e3f, ours.data * 1e3f, ours.filter * 1e3f, (ours.forward + ours.data + ours.filter) * 1e3f);
   std::printf("  ours against cuDNN: output %.2e, input gradient %.2e, weight gradient %.2e (relative)\n",
-              relative(to_float(d.y_ours, out_count), to_float(d.y, out_count)),
-              relative(to_float(d.dx_ours, in_count), to_float(d.dx, in_count)),
-              relative(weight_grad_krsc(d, s), to_float(d.dw_krsc, w_count)));
+              probe::largest_relative(probe::host_copy(d.y_ours, out_count), probe::host_copy(d.y, out_count)),
+              probe::largest_relative(probe::host_copy(d.dx_ours, in_count), probe::host_copy(d.dx, in_count)),
+              probe::largest_relative(weight_grad_krsc(d, s), probe::host_copy(d.dw_krsc, w_count)));
   for (void* p : {static_cast<void*>(d.x), static_cast<void*>(d.dy), static_cast<void*>(d.w_krsc),
                   static_cast<void*>(d.w_taps), static_cast<void*>(d.w_flipped), static_cast<void*>(d.y),
                   static_cast<void*>(d.y_ours), static_cast<void*>(d.dx), static_cast<void*>(d.dx_ours),
@@ -292,11 +268,11 @@ int main() {
   std::printf("cuDNN %zu on %s (sm_%d%d)\n", cudnnGetVersion(), prop.name, prop.major, prop.minor);
   std::mt19937 rng(21);
   // YOLOv9-t's costliest small convolutions at batch 16, 640 px (tests/tools/conv_kernel_breakdown.py).
-  probe<16>(handle, {16, 16, 16, 80, 80}, rng);
-  probe<24>(handle, {16, 24, 24, 40, 40}, rng);
-  probe<32>(handle, {16, 32, 32, 20, 20}, rng);
-  probe<16>(handle, {16, 16, 16, 160, 160}, rng);
-  probe<32>(handle, {16, 32, 32, 80, 80}, rng);
+  probe_shape<16>(handle, {16, 16, 16, 80, 80}, rng);
+  probe_shape<24>(handle, {16, 24, 24, 40, 40}, rng);
+  probe_shape<32>(handle, {16, 32, 32, 20, 20}, rng);
+  probe_shape<16>(handle, {16, 16, 16, 160, 160}, rng);
+  probe_shape<32>(handle, {16, 32, 32, 80, 80}, rng);
   cudnnDestroy(handle);
   return 0;
 }

@@ -6,6 +6,8 @@
 // sees moved BatchNorm statistics).
 #include <torch/torch.h>
 
+#include <algorithm>
+#include <cstddef>
 #include <memory>
 #include <string>
 #include <utility>
@@ -73,6 +75,18 @@ std::pair<std::vector<torch::Tensor>, std::vector<torch::Tensor>> one_pass_each(
   PassPair<Detector> pair(size);
   pair.run(without, with);
   return {pair.expected, pair.kept};
+}
+
+// The largest relative difference among two passes' gradients (everything after the loss), the
+// parameters the loss does not reach left out: for settings that round differently.
+inline double largest_gradient_difference(const std::vector<torch::Tensor>& expected,
+                                          const std::vector<torch::Tensor>& kept) {
+  double largest = 0;
+  for (std::size_t i = 1; i < kept.size() && i < expected.size(); ++i) {
+    if (expected[i].abs().max().item<double>() == 0) continue;
+    largest = std::max(largest, relative_difference(kept[i], expected[i]));
+  }
+  return largest;
 }
 
 }  // namespace libreyolo::test
