@@ -61,7 +61,7 @@ bool chosen(const torch::nn::Conv2dImpl& conv, const torch::Tensor& x) {
   static std::once_flag once;
   log_first_fused_choice(once, refusal,
                          "fused_kernels: 3x3 convolutions of 16, 24 or 32 channels run the SDK's CUDA kernels",
-                         "fused_kernels: 3x3 convolutions of 16, 24 or 32 channels run cuDNN's");
+                         "fused_kernels: 3x3 convolutions of 16, 24 or 32 channels run PyTorch's (cuDNN's on a GPU)");
   return refusal.empty();
 }
 
