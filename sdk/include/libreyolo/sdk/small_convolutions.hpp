@@ -11,7 +11,7 @@
 // as input channels (16, 24 or 32), channels-last float16 on CUDA (float32 inputs under CUDA
 // autocast are cast as autocast would). Everything else is the convolution's own forward.
 // The weight gradient's float32 sums are added per block with atomics, so it is not the same
-// bits from run to run (nor is cuDNN's split-K).
+// bits from run to run (cuDNN's deterministic algorithms are).
 
 #include <torch/nn/modules/conv.h>
 #include <torch/types.h>
