@@ -13,8 +13,10 @@
 //   weight gradient one pass: each block multiplies its band's output gradient by its shifted
 //                  input for all nine taps in registers and adds the result into a float32 buffer
 //                  (one atomic add per element and block), not split-K.
-// Times are CUDA-event means over 50 runs; values are compared with cuDNN's, relative to each
-// result's largest magnitude. This first version loads its fragments with 32- and 16-bit shared
+// Ours are the SDK's launchers (sdk/src/cuda/small_conv3x3_kernels.cu, compiled into the probe)
+// as the autograd function calls them: the forward with its weight preparation, the weight
+// gradient with its zeroing and cast. Times are CUDA-event means over 50 runs; values are
+// compared with cuDNN's, relative to each result's largest magnitude. This first version loads its fragments with 32- and 16-bit shared
 // memory reads (no ldmatrix, no pipelining): a floor for what the design can do, not its best.
 //
 // Build and run on the GPU machine:
@@ -22,7 +24,7 @@
 #include <cuda_fp16.h>
 #include <cudnn.h>
 
-#include "../../sdk/src/cuda/small_conv3x3_device.cuh"
+#include "../../sdk/src/cuda/small_conv3x3_kernels.cu"  // the SDK's launchers and device code
 #include "probe_support.cuh"
 
 #include <algorithm>
@@ -36,7 +38,7 @@
 
 namespace {
 
-using namespace libreyolo::sdk::fused::small_conv;
+namespace fused = libreyolo::sdk::fused;
 
 #define CHECK_CUDNN(x)                                                                \
   do {                                                                                \
@@ -54,9 +56,9 @@ struct Shape {
 // ---- host side ----
 
 struct Device {
-  __half *x, *w_krsc, *y, *dy, *dx, *dw_krsc;  // cuDNN's tensors (NHWC, KRSC)
-  __half *w_taps, *w_flipped, *y_ours, *dx_ours;
-  float* dw_ours;  // [9][K][C]
+  __half *x, *w_krsc, *y, *dy, *dx, *dw_krsc;         // cuDNN's tensors (NHWC, KRSC)
+  __half *w_taps, *w_flipped, *y_ours, *dx_ours, *dw_ours;  // the SDK launchers' (dw KRSC too)
+  float* work;                                        // the weight gradient's float32 sums
 };
 
 template <class T>
@@ -72,21 +74,6 @@ std::vector<__half> random_halves(size_t count, float scale, std::mt19937& rng) 
   std::vector<__half> v(count);
   for (auto& e : v) e = __float2half(dist(rng));
   return v;
-}
-
-// The weight [K][3][3][C] (cuDNN's KRSC) as [9][K][CP] taps for the forward, and flipped with the
-// channel roles swapped as [9][C][KP] for the input gradient (zero-padded to multiples of 16).
-void tap_weights(const std::vector<__half>& krsc, const Shape& s, std::vector<__half>& taps,
-                 std::vector<__half>& flipped, int cp, int kp_in) {
-  taps.assign(9 * s.k * cp, __float2half(0.f));
-  flipped.assign(9 * s.c * kp_in, __float2half(0.f));
-  for (int k = 0; k < s.k; ++k)
-    for (int tap = 0; tap < 9; ++tap)
-      for (int c = 0; c < s.c; ++c) {
-        const __half v = krsc[(k * 9 + tap) * s.c + c];
-        taps[(tap * s.k + k) * cp + c] = v;
-        flipped[((8 - tap) * s.c + c) * kp_in + k] = v;
-      }
 }
 
 float time_ms(const std::function<void()>& work, int runs) {
@@ -145,13 +132,6 @@ void cudnn_setup(CudnnConv& cd, const Shape& s, Device& d) {
   cd.bwd_filter = filter.algo;
 }
 
-// Rows per block: a multiple of 16 pixels, about `target` of them.
-int rows_for(int w, int target) {
-  int rows = std::max(1, target / w);
-  while (rows * w % 16 != 0) ++rows;
-  return rows;
-}
-
 struct Timings {
   float forward, data, filter;
 };
@@ -175,67 +155,49 @@ Timings time_cudnn(cudnnHandle_t handle, CudnnConv& cd, Device& d) {
   return t;
 }
 
-// Ours for C = K = CH channels (YOLOv9-t's small convolutions are all square in channels).
-template <int CH>
+// The SDK's launchers (fused::small_conv3x3_*, compiled into this probe), as its autograd function
+// calls them: the forward with its weight preparation, the input gradient, the weight gradient.
 Timings time_ours(const Shape& s, Device& d) {
-  constexpr int kCP = (CH + 15) / 16 * 16;
-  const int rows = rows_for(s.w, 160), rows_grad = rows_for(s.w, 320);
-  const dim3 grid((s.h + rows - 1) / rows, s.n), grid_grad((s.h + rows_grad - 1) / rows_grad, s.n);
-  const int threads = 32 * std::max(1, std::min(8, rows * s.w / 32));
-  const size_t smem = ((rows + 2) * (s.w + 2) * kCP + 9 * CH * kCP) * sizeof(__half);
-  const size_t smem_grad = ((rows_grad + 2) * (s.w + 2) * CH + rows_grad * s.w * kCP) * sizeof(__half);
-  CHECK_CUDA(cudaFuncSetAttribute(conv3x3_forward<kCP, CH>, cudaFuncAttributeMaxDynamicSharedMemorySize, smem));
-  CHECK_CUDA(cudaFuncSetAttribute(conv3x3_weight_grad<CH, kCP>, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                  smem_grad));
-  const size_t dw_bytes = size_t(9) * s.k * s.c * sizeof(float);
+  const fused::SmallConvShape shape{s.n, s.c, s.h, s.w};
+  const auto launched = [](int code) {
+    if (code != 0) std::printf("launch failed: %s\n", fused::small_conv3x3_error_text(code)), std::exit(1);
+  };
   Timings t{};
   t.forward = time_ms([&] {
-    conv3x3_forward<kCP, CH><<<grid, threads, smem>>>(d.x, d.w_taps, d.y_ours, s.h, s.w, s.c, s.k, rows);
+    launched(fused::small_conv3x3_prepare(shape, d.w_krsc, d.w_taps, d.w_flipped, nullptr));
+    launched(fused::small_conv3x3_forward(shape, d.x, d.w_taps, d.y_ours, nullptr));
   }, 50);
-  t.data = time_ms([&] {
-    conv3x3_forward<kCP, CH><<<grid, threads, smem>>>(d.dy, d.w_flipped, d.dx_ours, s.h, s.w, s.k, s.c, rows);
-  }, 50);
+  t.data = time_ms([&] { launched(fused::small_conv3x3_forward(shape, d.dy, d.w_flipped, d.dx_ours, nullptr)); }, 50);
   t.filter = time_ms([&] {
-    CHECK_CUDA(cudaMemsetAsync(d.dw_ours, 0, dw_bytes));
-    conv3x3_weight_grad<CH, kCP><<<grid_grad, 256, smem_grad>>>(d.x, d.dy, d.dw_ours, s.h, s.w, s.k, rows_grad);
+    launched(fused::small_conv3x3_weight_grad(shape, d.x, d.dy, d.work, d.dw_ours, nullptr));
   }, 50);
-  CHECK_CUDA(cudaGetLastError());
   CHECK_CUDA(cudaDeviceSynchronize());
   return t;
 }
 
-// Our weight gradient [9][K][C] float32 as cuDNN's [K][3][3][C] for the comparison.
-std::vector<float> weight_grad_krsc(const Device& d, const Shape& s) {
-  std::vector<float> taps(size_t(9) * s.k * s.c), krsc(taps.size());
-  CHECK_CUDA(cudaMemcpy(taps.data(), d.dw_ours, taps.size() * sizeof(float), cudaMemcpyDeviceToHost));
-  for (int tap = 0; tap < 9; ++tap)
-    for (int k = 0; k < s.k; ++k)
-      for (int c = 0; c < s.c; ++c) krsc[(size_t(k) * 9 + tap) * s.c + c] = taps[(size_t(tap) * s.k + k) * s.c + c];
-  return krsc;
-}
-
-template <int CH>
 void probe_shape(cudnnHandle_t handle, const Shape& s, std::mt19937& rng) {
-  constexpr int kCP = (CH + 15) / 16 * 16;
   const size_t in_count = size_t(s.n) * s.h * s.w * s.c, out_count = size_t(s.n) * s.h * s.w * s.k;
   const size_t w_count = size_t(s.k) * 9 * s.c;
   const auto w_host = random_halves(w_count, 0.1f, rng);
-  std::vector<__half> taps, flipped;
-  tap_weights(w_host, s, taps, flipped, kCP, kCP);
+  const fused::SmallConvShape shape{s.n, s.c, s.h, s.w};
+  if (s.c != s.k || !fused::small_conv3x3_fits(shape)) {
+    std::printf("%dx%dx%dx%d -> %d: not a shape the kernels take\n", s.n, s.c, s.h, s.w, s.k);
+    return;
+  }
+  const size_t prepared = fused::small_conv3x3_prepared_elements(shape);
   Device d{};
   d.x = device_copy(random_halves(in_count, 1.f, rng));
   d.dy = device_copy(random_halves(out_count, 1.f, rng));
   d.w_krsc = device_copy(w_host);
-  d.w_taps = device_copy(taps);
-  d.w_flipped = device_copy(flipped);
+  for (__half** p : {&d.w_taps, &d.w_flipped}) CHECK_CUDA(cudaMalloc(p, prepared * sizeof(__half)));
   for (__half** p : {&d.y, &d.y_ours}) CHECK_CUDA(cudaMalloc(p, out_count * sizeof(__half)));
   for (__half** p : {&d.dx, &d.dx_ours}) CHECK_CUDA(cudaMalloc(p, in_count * sizeof(__half)));
-  CHECK_CUDA(cudaMalloc(&d.dw_krsc, w_count * sizeof(__half)));
-  CHECK_CUDA(cudaMalloc(&d.dw_ours, w_count * sizeof(float)));
+  for (__half** p : {&d.dw_krsc, &d.dw_ours}) CHECK_CUDA(cudaMalloc(p, w_count * sizeof(__half)));
+  CHECK_CUDA(cudaMalloc(&d.work, w_count * sizeof(float)));
   CudnnConv cd;
   cd.handle = handle;
   cudnn_setup(cd, s, d);
-  const Timings theirs = time_cudnn(handle, cd, d), ours = time_ours<CH>(s, d);
+  const Timings theirs = time_cudnn(handle, cd, d), ours = time_ours(s, d);
   std::printf("%dx%dx%dx%d, %d -> %d channels, 3x3 (cuDNN algorithms %d/%d/%d):\n", s.n, s.c, s.h, s.w, s.c, s.k,
               int(cd.fwd), int(cd.bwd_data), int(cd.bwd_filter));
   std::printf("  cuDNN  forward %7.1f us, input gradient %7.1f us, weight gradient %7.1f us, all %7.1f us\n",
@@ -246,11 +208,12 @@ void probe_shape(cudnnHandle_t handle, const Shape& s, std::mt19937& rng) {
   std::printf("  ours against cuDNN: output %.2e, input gradient %.2e, weight gradient %.2e (relative)\n",
               probe::largest_relative(probe::host_copy(d.y_ours, out_count), probe::host_copy(d.y, out_count)),
               probe::largest_relative(probe::host_copy(d.dx_ours, in_count), probe::host_copy(d.dx, in_count)),
-              probe::largest_relative(weight_grad_krsc(d, s), probe::host_copy(d.dw_krsc, w_count)));
+              probe::largest_relative(probe::host_copy(d.dw_ours, w_count), probe::host_copy(d.dw_krsc, w_count)));
   for (void* p : {static_cast<void*>(d.x), static_cast<void*>(d.dy), static_cast<void*>(d.w_krsc),
                   static_cast<void*>(d.w_taps), static_cast<void*>(d.w_flipped), static_cast<void*>(d.y),
                   static_cast<void*>(d.y_ours), static_cast<void*>(d.dx), static_cast<void*>(d.dx_ours),
-                  static_cast<void*>(d.dw_krsc), static_cast<void*>(d.dw_ours), cd.workspace})
+                  static_cast<void*>(d.dw_krsc), static_cast<void*>(d.dw_ours), static_cast<void*>(d.work),
+                  cd.workspace})
     cudaFree(p);
 }
 
@@ -268,11 +231,11 @@ int main() {
   std::printf("cuDNN %zu on %s (sm_%d%d)\n", cudnnGetVersion(), prop.name, prop.major, prop.minor);
   std::mt19937 rng(21);
   // YOLOv9-t's costliest small convolutions at batch 16, 640 px (tests/tools/conv_kernel_breakdown.py).
-  probe_shape<16>(handle, {16, 16, 16, 80, 80}, rng);
-  probe_shape<24>(handle, {16, 24, 24, 40, 40}, rng);
-  probe_shape<32>(handle, {16, 32, 32, 20, 20}, rng);
-  probe_shape<16>(handle, {16, 16, 16, 160, 160}, rng);
-  probe_shape<32>(handle, {16, 32, 32, 80, 80}, rng);
+  probe_shape(handle, {16, 16, 16, 80, 80}, rng);
+  probe_shape(handle, {16, 24, 24, 40, 40}, rng);
+  probe_shape(handle, {16, 32, 32, 20, 20}, rng);
+  probe_shape(handle, {16, 16, 16, 160, 160}, rng);
+  probe_shape(handle, {16, 32, 32, 80, 80}, rng);
   cudnnDestroy(handle);
   return 0;
 }

@@ -54,18 +54,28 @@ __global__ void finish_kernel(const float* __restrict__ work, __half* __restrict
   }
 }
 
+// Once per kernel (a static per instantiation), outside any graph capture in practice (the first
+// step runs eagerly): the most shared memory any shape of small_conv3x3_fits may ask.
+template <auto Kernel>
+cudaError_t allow_most_shared() {
+  static const cudaError_t allowed =
+      cudaFuncSetAttribute(Kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(kMostSharedBytes));
+  return allowed;
+}
+
+// A block per band of `rows` output rows, per image.
+dim3 band_grid(const SmallConvShape& s, int rows) {
+  return dim3(static_cast<unsigned>((s.height + rows - 1) / rows), static_cast<unsigned>(s.batch));
+}
+
 template <int CH>
 int launch_forward(const SmallConvShape& s, const __half* x, const __half* taps, __half* y, cudaStream_t stream) {
   constexpr int kCP = (CH + 15) / 16 * 16;
   const int rows = rows_for(s.width, kForwardPixels);
   const size_t bytes = forward_bytes(s);
-  auto* kernel = small_conv::conv3x3_forward<kCP, CH>;
-  // Once per kernel, outside any graph capture in practice (the first step runs eagerly): the most
-  // shared memory any shape of small_conv3x3_fits may ask.
-  static const cudaError_t allowed =
-      cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(kMostSharedBytes));
-  if (allowed != cudaSuccess) return static_cast<int>(allowed);
-  const dim3 grid(static_cast<unsigned>((s.height + rows - 1) / rows), static_cast<unsigned>(s.batch));
+  constexpr auto kernel = small_conv::conv3x3_forward<kCP, CH>;
+  if (const auto allowed = allow_most_shared<kernel>()) return static_cast<int>(allowed);
+  const dim3 grid = band_grid(s, rows);
   const int threads = 32 * std::max(1, std::min(8, static_cast<int>(rows * s.width / 32)));
   kernel<<<grid, threads, bytes, stream>>>(x, taps, y, static_cast<int>(s.height), static_cast<int>(s.width), CH, CH,
                                            rows);
@@ -78,13 +88,9 @@ int launch_weight_grad(const SmallConvShape& s, const __half* x, const __half* g
   constexpr int kCP = (CH + 15) / 16 * 16;
   const int rows = rows_for(s.width, kGradPixels);
   const size_t bytes = grad_bytes(s);
-  auto* kernel = small_conv::conv3x3_weight_grad<CH, kCP>;
-  // Once per kernel, outside any graph capture in practice (the first step runs eagerly): the most
-  // shared memory any shape of small_conv3x3_fits may ask.
-  static const cudaError_t allowed =
-      cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(kMostSharedBytes));
-  if (allowed != cudaSuccess) return static_cast<int>(allowed);
-  const dim3 grid(static_cast<unsigned>((s.height + rows - 1) / rows), static_cast<unsigned>(s.batch));
+  constexpr auto kernel = small_conv::conv3x3_weight_grad<CH, kCP>;
+  if (const auto allowed = allow_most_shared<kernel>()) return static_cast<int>(allowed);
+  const dim3 grid = band_grid(s, rows);
   kernel<<<grid, 256, bytes, stream>>>(x, grad_y, work, static_cast<int>(s.height), static_cast<int>(s.width), CH,
                                        rows);
   return static_cast<int>(cudaGetLastError());
