@@ -36,33 +36,42 @@ def load_band(x, img, h0, rows, h, w, c, cp):
                 band[pixel*cp + ch] = x[((img*h + gh)*w + gw)*c + ch]
     return band
 
+def ldmatrix(mem, addrs, count, trans):
+    """ldmatrix.m8n8.x{count}[.trans]: lane t names row t % 8 of matrix t // 8 (addrs[t], an element
+    index of 8 contiguous halves); each lane receives, per matrix, the pair at row lane // 4,
+    columns 2 * (lane % 4) and + 1 (.trans: column lane // 4, rows 2 * (lane % 4) and + 1)."""
+    regs = [[None]*count for _ in range(32)]
+    for m in range(count):
+        rows = [mem[addrs[m*8 + r]:addrs[m*8 + r] + 8] for r in range(8)]
+        for lane in range(32):
+            g, t = lane // 4, lane % 4
+            regs[lane][m] = (rows[2*t][g], rows[2*t+1][g]) if trans else (rows[g][2*t], rows[g][2*t+1])
+    return regs
+
 def forward(x, weight, n, h, w, c, k, rows, CP, KP):
     y = [None] * (n*h*w*k)
     band_w = w + 2
+    NF = KP//8
     for img in range(n):
         for bx in range((h + rows - 1)//rows):
             h0 = bx*rows
             band = load_band(x, img, h0, rows, h, w, c, CP)
             wsm = weight
             for frag in range(rows*w//16):
-                NF = KP//8
                 acc = [[[0.0]*4 for _ in range(32)] for _ in range(NF)]
+                a_row, b_row = [], []
+                for lane in range(32):
+                    matrix, row = lane // 8, lane % 8
+                    b_row.append(row*CP + (matrix & 1)*8)
+                    p = frag*16 + row + (matrix & 1)*8
+                    a_row.append(((p // w)*band_w + p % w)*CP + (matrix >> 1)*8)
                 for tap in range(9):
+                    a_tap = [r + ((tap // 3)*band_w + tap % 3)*CP for r in a_row]
                     for kc in range(0, CP, 16):
-                        a = []; bs = [[] for _ in range(NF)]
-                        for lane in range(32):
-                            group, pair = lane//4, (lane%4)*2
-                            p0 = frag*16 + group; p1 = p0 + 8
-                            r0, c0, r1, c1 = p0//w, p0%w, p1//w, p1%w
-                            a0 = ((r0 + tap//3)*band_w + c0 + tap%3)*CP + pair
-                            a1 = ((r1 + tap//3)*band_w + c1 + tap%3)*CP + pair
-                            two = lambda base: (band[base], band[base+1])
-                            a.append((two(a0+kc), two(a1+kc), two(a0+kc+8), two(a1+kc+8)))
-                            for nf in range(NF):
-                                b0 = (tap*KP + nf*8 + group)*CP + kc + pair
-                                bs[nf].append(((wsm[b0], wsm[b0+1]), (wsm[b0+8], wsm[b0+9])))
+                        a = ldmatrix(band, [r + kc for r in a_tap], 4, False)
                         for nf in range(NF):
-                            mma(acc[nf], a, bs[nf])
+                            b = ldmatrix(wsm, [r + (tap*KP + nf*8)*CP + kc for r in b_row], 2, False)
+                            mma(acc[nf], a, b)
                 for lane in range(32):
                     group, pair = lane//4, (lane%4)*2
                     p0 = frag*16 + group; p1 = p0 + 8
@@ -77,14 +86,17 @@ def forward(x, weight, n, h, w, c, k, rows, CP, KP):
                             y[base], y[base+1] = acc[nf][lane][2], acc[nf][lane][3]
     return y
 
-def weight_grad(x, dy, n, h, w, k, rows, C, KP16):
+def weight_grad(x, dy, n, h, w, k, rows, C, KP16, grid):
+    """The kernel's grid-stride walk: block b takes bands b, b + grid, ...; one add per block."""
     dw = [0.0] * (9*k*C)
     band_w = w + 2
     KM, KN = KP16//16, C//8
     KF = 9*KM*KN; WARPS = 8; OWNED = (KF + WARPS - 1)//WARPS
-    for img in range(n):
-        for bx in range((h + rows - 1)//rows):
-            h0 = bx*rows
+    per_image = (h + rows - 1)//rows; bands = per_image*n
+    for block in range(min(grid, bands)):
+        acc = [[[[0.0]*4 for _ in range(32)] for _ in range(OWNED)] for _ in range(WARPS)]
+        for bnd in range(block, bands, min(grid, bands)):
+            img, h0 = bnd // per_image, (bnd % per_image)*rows
             band = load_band(x, img, h0, rows, h, w, C, C)
             grads = [0.0]*(rows*w*KP16)
             for i in range(rows*w*KP16):
@@ -92,36 +104,30 @@ def weight_grad(x, dy, n, h, w, k, rows, C, KP16):
                 gh = h0 + pixel // w
                 grads[i] = dy[((img*h + gh)*w + pixel % w)*k + channel] if channel < k and gh < h else 0.0
             for warp in range(WARPS):
-                acc = [[[0.0]*4 for _ in range(32)] for _ in range(OWNED)]
                 for step in range(0, rows*w, 16):
+                    a = [ldmatrix(grads, [(step + lane % 8 + (lane // 8 >> 1)*8)*KP16 + mf*16 + (lane // 8 & 1)*8
+                                          for lane in range(32)], 4, True) for mf in range(KM)]
+                    b_row = []
+                    for lane in range(32):
+                        q = step + lane % 8 + (lane // 8 & 1)*8
+                        b_row.append(((q // w)*band_w + q % w)*C)
                     for o in range(OWNED):
                         frag = warp + o*WARPS
                         if frag >= KF: break
                         tap, mf, nf = frag // (KM*KN), frag // KN % KM, frag % KN
-                        a = []; b = []
-                        for lane in range(32):
-                            group, pair = lane//4, (lane%4)*2
-                            g = (step + pair)*KP16 + mf*16 + group
-                            a.append(((grads[g], grads[g+KP16]), (grads[g+8], grads[g+KP16+8]),
-                                      (grads[g+8*KP16], grads[g+9*KP16]), (grads[g+8*KP16+8], grads[g+9*KP16+8])))
-                            regs = []
-                            for half in range(2):
-                                p = step + pair + half*8; q = p + 1
-                                xp = ((p//w + tap//3)*band_w + p%w + tap%3)*C + nf*8 + group
-                                xq = ((q//w + tap//3)*band_w + q%w + tap%3)*C + nf*8 + group
-                                regs.append((band[xp], band[xq]))
-                            b.append(tuple(regs))
-                        mma(acc[o], a, b)
-                for o in range(OWNED):
-                    frag = warp + o*WARPS
-                    if frag >= KF: break
-                    tap, mf, nf = frag // (KM*KN), frag // KN % KM, frag % KN
-                    for lane in range(32):
-                        group, pair = lane//4, (lane%4)*2
-                        m0, n0 = mf*16 + group, nf*8 + pair
-                        for e in range(4):
-                            m = m0 + (8 if e >= 2 else 0); nn = n0 + (e & 1)
-                            if m < k: dw[(tap*k + m)*C + nn] += acc[o][lane][e]
+                        b = ldmatrix(band, [r + ((tap // 3)*band_w + tap % 3)*C + nf*8 for r in b_row], 2, True)
+                        mma(acc[warp][o], a[0 if mf == 0 else KM - 1], b)
+        for warp in range(WARPS):
+            for o in range(OWNED):
+                frag = warp + o*WARPS
+                if frag >= KF: break
+                tap, mf, nf = frag // (KM*KN), frag // KN % KM, frag % KN
+                for lane in range(32):
+                    group, pair = lane//4, (lane%4)*2
+                    m0, n0 = mf*16 + group, nf*8 + pair
+                    for e in range(4):
+                        m = m0 + (8 if e >= 2 else 0); nn = n0 + (e & 1)
+                        if m < k: dw[(tap*k + m)*C + nn] += acc[warp][o][lane][e]
     return dw
 
 def reference_forward(x, W, n, h, w, c, k):  # W[k][tap][c]
@@ -169,7 +175,7 @@ def rows_for(w, target):
     while rows*w % 16: rows += 1
     return rows
 
-def check(CH, n, h, w):
+def check(CH, n, h, w, grid=3, grad_pixels=48):
     CP = (CH + 15)//16*16
     c = k = CH
     x = [random.uniform(-1,1) for _ in range(n*h*w*c)]
@@ -182,20 +188,21 @@ def check(CH, n, h, w):
                 v = W[(o*9+tap)*c+ch]
                 taps[(tap*k+o)*CP+ch] = v
                 flipped[((8-tap)*c+ch)*CP+o] = v
-    rows = rows_for(w, 32); rows_g = rows_for(w, 48)
+    rows = rows_for(w, 32); rows_g = rows_for(w, grad_pixels)
     y = forward(x, taps, n, h, w, c, k, rows, CP, CH)
     yr = reference_forward(x, W, n, h, w, c, k)
     dx = forward(dy, flipped, n, h, w, k, c, rows, CP, CH)
     dxr = reference_dgrad(dy, W, n, h, w, c, k)
-    dwt = weight_grad(x, dy, n, h, w, k, rows_g, CH, CP)
+    dwt = weight_grad(x, dy, n, h, w, k, rows_g, CH, CP, grid)
     dw = [0.0]*len(dwt)
     for tap in range(9):
         for o in range(k):
             for ch in range(c): dw[(o*9+tap)*c+ch] = dwt[(tap*k+o)*c+ch]
     dwr = reference_wgrad(x, dy, n, h, w, c, k)
     err = lambda a, b: max(abs(p - q) for p, q in zip(a, b))
-    print(f"CH={CH} {n}x{h}x{w} rows={rows}/{rows_g}: forward {err(y, yr):.2e}, input grad {err(dx, dxr):.2e}, weight grad {err(dw, dwr):.2e}; unwritten {sum(v is None for v in y)}")
+    print(f"CH={CH} {n}x{h}x{w} rows={rows}/{rows_g} grid={grid}: forward {err(y, yr):.2e}, input grad {err(dx, dxr):.2e}, weight grad {err(dw, dwr):.2e}; unwritten {sum(v is None for v in y)}")
 
 check(16, 1, 6, 8)
 check(24, 1, 5, 8)
 check(32, 1, 4, 4)
+check(24, 3, 5, 8, grid=2, grad_pixels=16)  # blocks walking five and four bands, partial last bands

@@ -16,8 +16,10 @@
 // Ours are the SDK's launchers (sdk/src/cuda/small_conv3x3_kernels.cu, compiled into the probe)
 // as the autograd function calls them: the forward with its weight preparation, the weight
 // gradient with its zeroing and cast. Times are CUDA-event means over 50 runs; values are
-// compared with cuDNN's, relative to each result's largest magnitude. This first version loads its fragments with 32- and 16-bit shared
-// memory reads (no ldmatrix, no pipelining): a floor for what the design can do, not its best.
+// compared with cuDNN's, relative to each result's largest magnitude; then a sweep of band heights
+// and grids around the launchers' choices. cuDNN's legacy API here picks slower kernels than
+// PyTorch's (the thirty-third session: 144.6 us for a forward PyTorch's cuDNN runs in about 10 us);
+// compare ours with tests/tools/conv_kernel_breakdown.py's per-kernel times of the same call.
 //
 // Build and run on the GPU machine:
 //   nvcc -O3 -std=c++17 -arch=sm_90 tests/tools/small_conv_probe.cu -lcudnn -o /tmp/small_conv && /tmp/small_conv
@@ -34,6 +36,7 @@
 #include <cstdlib>
 #include <functional>
 #include <random>
+#include <string>
 #include <vector>
 
 namespace {
@@ -175,6 +178,45 @@ Timings time_ours(const Shape& s, Device& d) {
   return t;
 }
 
+// Other band heights and grids than the launchers' choices (fused::forward_rows, grad_rows and
+// kGradBlocksPerSm): each forward band height, then the weight gradient (zeroing + kernel) per band
+// height and grid; microseconds, the launchers' own choice marked *.
+template <int CH>
+void sweep_shape(const Shape& s, Device& d) {
+  const fused::SmallConvShape shape{s.n, s.c, s.h, s.w};
+  const int sms = fused::multiprocessors(), chosen_rows = fused::forward_rows(shape), chosen_grad = fused::grad_rows(shape);
+  std::printf("  forward (rows: us):");
+  int last = 0;
+  for (const int pixels : {16, 32, 48, 64, 80, 96, 128, 160, 240, 320}) {
+    const int rows = fused::rows_for(s.w, pixels);
+    if (rows == last) continue;
+    last = rows;
+    int code = 0;
+    const float t = time_ms([&] { code = fused::launch_forward<CH>(shape, d.x, d.w_taps, d.y_ours, nullptr, rows); }, 50);
+    if (code != 0) break;
+    std::printf(" %d%s: %.1f", rows, rows == chosen_rows ? "*" : "", t * 1e3f);
+  }
+  std::printf("\n  weight gradient (rows x blocks: us):");
+  last = 0;
+  for (const int pixels : {32, 64, 128, 160, 320, 640}) {
+    const int rows = fused::rows_for(s.w, pixels);
+    if (rows == last) continue;
+    last = rows;
+    for (const int blocks : {sms / 2, sms, 2 * sms, 4 * sms, 1 << 30}) {
+      int code = 0;
+      const float t = time_ms([&] {
+        CHECK_CUDA(cudaMemsetAsync(d.work, 0, size_t(9) * s.c * s.c * sizeof(float)));
+        code = fused::launch_weight_grad<CH>(shape, d.x, d.dy, d.work, nullptr, rows, blocks);
+      }, 50);
+      if (code != 0) break;
+      const bool mine = rows == chosen_grad && blocks == fused::kGradBlocksPerSm * sms;
+      std::printf(" %dx%s%s: %.1f", rows, blocks == (1 << 30) ? "all" : std::to_string(blocks).c_str(), mine ? "*" : "",
+                  t * 1e3f);
+    }
+  }
+  std::printf("\n");
+}
+
 void probe_shape(cudnnHandle_t handle, const Shape& s, std::mt19937& rng) {
   const size_t in_count = size_t(s.n) * s.h * s.w * s.c, out_count = size_t(s.n) * s.h * s.w * s.k;
   const size_t w_count = size_t(s.k) * 9 * s.c;
@@ -209,6 +251,12 @@ void probe_shape(cudnnHandle_t handle, const Shape& s, std::mt19937& rng) {
               probe::largest_relative(probe::host_copy(d.y_ours, out_count), probe::host_copy(d.y, out_count)),
               probe::largest_relative(probe::host_copy(d.dx_ours, in_count), probe::host_copy(d.dx, in_count)),
               probe::largest_relative(probe::host_copy(d.dw_ours, w_count), probe::host_copy(d.dw_krsc, w_count)));
+  switch (s.c) {
+    case 16: sweep_shape<16>(s, d); break;
+    case 24: sweep_shape<24>(s, d); break;
+    case 32: sweep_shape<32>(s, d); break;
+    default: break;
+  }
   for (void* p : {static_cast<void*>(d.x), static_cast<void*>(d.dy), static_cast<void*>(d.w_krsc),
                   static_cast<void*>(d.w_taps), static_cast<void*>(d.w_flipped), static_cast<void*>(d.y),
                   static_cast<void*>(d.y_ours), static_cast<void*>(d.dx), static_cast<void*>(d.dx_ours),
@@ -236,6 +284,7 @@ int main() {
   probe_shape(handle, {16, 32, 32, 20, 20}, rng);
   probe_shape(handle, {16, 16, 16, 160, 160}, rng);
   probe_shape(handle, {16, 32, 32, 80, 80}, rng);
+  probe_shape(handle, {16, 24, 24, 20, 20}, rng);
   cudnnDestroy(handle);
   return 0;
 }

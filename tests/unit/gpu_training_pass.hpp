@@ -17,10 +17,11 @@ namespace libreyolo::test {
 inline const torch::Device kCudaZero(torch::kCUDA, 0);
 
 // The loss and every gradient of one pass, copied into `kept` (made by kept_for). Fresh gradients.
+// half = false: the same pass without autocast (float32 throughout).
 inline void autocast_pass(sdk::Detector& model, const torch::Tensor& images, const std::vector<torch::Tensor>& weights,
-                          std::vector<torch::Tensor>& kept) {
+                          std::vector<torch::Tensor>& kept, bool half = true) {
   for (auto& p : model.parameters()) p.mutable_grad().reset();
-  const auto plan = core::amp::plan_precision(true, "float16", kCudaZero, true);
+  const auto plan = core::amp::plan_precision(half, "float16", kCudaZero, true);
   torch::Tensor loss = torch::zeros({}, images.options().dtype(torch::kFloat32));
   {
     core::amp::AutocastScope autocast(plan);

@@ -2,16 +2,19 @@
 // The small-channel 3x3 convolution's device code (fused_kernels=small_convolutions;
 // docs/fused-kernels.md, "Small convolutions"): shared by the SDK's launchers
 // (small_conv3x3_kernels.cu) and the stand-alone probe tests/tools/small_conv_probe.cu, which
-// measures it against cuDNN. No torch headers. Needs sm_80 or later (mma.sync m16n8k16).
+// measures it against cuDNN. No torch headers. Needs sm_80 or later (mma.sync m16n8k16, ldmatrix).
 //
 // 3x3, stride 1, padding 1, channels-last float16, float32 accumulation on tensor cores:
 //   conv3x3_forward      y = x * w: a block per band of output rows of one image, the input band
 //                        with its one-pixel halo and the weight in shared memory, nine taps of
 //                        16-channel steps; also the input gradient (grad_y with the flipped weight);
-//   conv3x3_weight_grad  one pass per band: its output gradient times its shifted input for all
-//                        nine taps, kept in registers, then added into a float32 buffer (one
-//                        atomic add per element and block: the sums' order varies between runs).
-// tests/tools/small_conv_emulation.py checks the index arithmetic in Python.
+//   conv3x3_weight_grad  each block walks bands (a grid-stride loop): a band's output gradient
+//                        times its shifted input for all nine taps, kept in registers across its
+//                        bands, then added into a float32 buffer (one atomic add per element and
+//                        block: the sums' order varies between runs).
+// Fragments come from shared memory by ldmatrix (one instruction per 8x8 matrix set instead of a
+// load per register or per half). tests/tools/small_conv_emulation.py checks the index arithmetic
+// in Python, ldmatrix's lane layout included.
 #include <cuda_fp16.h>
 
 #include <cstdint>
@@ -25,8 +28,32 @@ __device__ __forceinline__ void mma16816(float (&d)[4], const uint32_t (&a)[4], 
       : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b[0]), "r"(b[1]));
 }
 
-__device__ __forceinline__ uint32_t pack(__half low, __half high) {
-  return static_cast<uint32_t>(__half_as_ushort(low)) | (static_cast<uint32_t>(__half_as_ushort(high)) << 16);
+__device__ __forceinline__ uint32_t shared_address(const __half* p) {
+  return static_cast<uint32_t>(__cvta_generic_to_shared(p));
+}
+
+// ldmatrix: lane t names row t % 8 of 8x8 matrix t / 8 (16 bytes, 16-byte aligned); each lane
+// receives, per matrix, row lane / 4's elements 2 * (lane % 4) and + 1 (.trans: that column's).
+__device__ __forceinline__ void ldmatrix_x4(uint32_t (&r)[4], const __half* row) {
+  asm volatile("ldmatrix.sync.aligned.m8n8.x4.shared.b16 {%0,%1,%2,%3}, [%4];\n"
+               : "=r"(r[0]), "=r"(r[1]), "=r"(r[2]), "=r"(r[3])
+               : "r"(shared_address(row)));
+}
+__device__ __forceinline__ void ldmatrix_x4_trans(uint32_t (&r)[4], const __half* row) {
+  asm volatile("ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16 {%0,%1,%2,%3}, [%4];\n"
+               : "=r"(r[0]), "=r"(r[1]), "=r"(r[2]), "=r"(r[3])
+               : "r"(shared_address(row)));
+}
+// Two matrices: lanes 0-15 name the rows (the others' addresses are not read).
+__device__ __forceinline__ void ldmatrix_x2(uint32_t (&r)[2], const __half* row) {
+  asm volatile("ldmatrix.sync.aligned.m8n8.x2.shared.b16 {%0,%1}, [%2];\n"
+               : "=r"(r[0]), "=r"(r[1])
+               : "r"(shared_address(row)));
+}
+__device__ __forceinline__ void ldmatrix_x2_trans(uint32_t (&r)[2], const __half* row) {
+  asm volatile("ldmatrix.sync.aligned.m8n8.x2.trans.shared.b16 {%0,%1}, [%2];\n"
+               : "=r"(r[0]), "=r"(r[1])
+               : "r"(shared_address(row)));
 }
 
 // `rows` + 2 rows of `w` + 2 pixels around output rows [h0, h0 + rows) of image `img`, each pixel
@@ -60,26 +87,31 @@ __global__ void conv3x3_forward(const __half* __restrict__ x, const __half* __re
   __syncthreads();
   constexpr int kNFrags = KP / 8;
   const int lane = threadIdx.x % 32, group = lane / 4, pair = (lane % 4) * 2;
+  const int matrix = lane / 8, row = lane % 8;
+  // The weight rows this lane names for ldmatrix: output channel nf * 8 + row, channels + 0 or + 8.
+  const __half* b_row = wsm + row * CP + (matrix & 1) * 8;
   for (int frag = threadIdx.x / 32; frag < rows * w / 16; frag += blockDim.x / 32) {
     float acc[kNFrags][4] = {};
-    const int p0 = frag * 16 + group, p1 = p0 + 8;
-    const int r0 = p0 / w, c0 = p0 % w, r1 = p1 / w, c1 = p1 % w;
+    // The band pixel this lane names: fragment pixel row (+ 8 for matrices 1 and 3), channels + 8
+    // for matrices 2 and 3 (a0..a3 of the m16n8k16 A fragment).
+    const int p = frag * 16 + row + (matrix & 1) * 8;
+    const __half* a_row = band + ((p / w) * band_w + p % w) * CP + (matrix >> 1) * 8;
     for (int tap = 0; tap < 9; ++tap) {
-      const __half* a0 = band + ((r0 + tap / 3) * band_w + c0 + tap % 3) * CP + pair;
-      const __half* a1 = band + ((r1 + tap / 3) * band_w + c1 + tap % 3) * CP + pair;
+      const __half* a_tap = a_row + ((tap / 3) * band_w + tap % 3) * CP;
 #pragma unroll
       for (int kc = 0; kc < CP; kc += 16) {
-        const uint32_t a[4] = {*reinterpret_cast<const uint32_t*>(a0 + kc), *reinterpret_cast<const uint32_t*>(a1 + kc),
-                               *reinterpret_cast<const uint32_t*>(a0 + kc + 8),
-                               *reinterpret_cast<const uint32_t*>(a1 + kc + 8)};
+        uint32_t a[4];
+        ldmatrix_x4(a, a_tap + kc);
 #pragma unroll
         for (int nf = 0; nf < kNFrags; ++nf) {
-          const __half* b0 = wsm + (tap * KP + nf * 8 + group) * CP + kc + pair;
-          const uint32_t b[2] = {*reinterpret_cast<const uint32_t*>(b0), *reinterpret_cast<const uint32_t*>(b0 + 8)};
+          uint32_t b[2];
+          ldmatrix_x2(b, b_row + (tap * KP + nf * 8) * CP + kc);
           mma16816(acc[nf], a, b);
         }
       }
     }
+    const int p0 = frag * 16 + group, p1 = p0 + 8;
+    const int r0 = p0 / w, c0 = p0 % w, r1 = p1 / w, c1 = p1 % w;
 #pragma unroll
     for (int nf = 0; nf < kNFrags; ++nf) {
       const int channel = nf * 8 + pair;
@@ -93,53 +125,62 @@ __global__ void conv3x3_forward(const __half* __restrict__ x, const __half* __re
   }
 }
 
-// dw[tap][k][c] += sum over the block's pixels p of dy[p][k] * x[p shifted by tap][c] (float32,
-// zeroed before). M = output channels padded to 16 (KP16), N = input channels (C, a multiple of
-// 8), the reduction over the band's pixels 16 at a time; each warp owns some of the 9 * KP16/16
-// * C/8 output fragments and keeps them in registers over the whole band.
+// The weight gradient's block size (warps): each warp owns some of the output fragments.
+constexpr int kWeightGradWarps = 8;
+
+// dw[tap][k][c] += sum over the pixels p of dy[p][k] * x[p shifted by tap][c] (float32, zeroed
+// before). M = output channels padded to 16 (KP16), N = input channels (C, a multiple of 8), the
+// reduction over pixels 16 at a time; each warp owns some of the 9 * KP16/16 * C/8 output
+// fragments and keeps them in registers over all the bands its block walks: bands
+// blockIdx.x, + gridDim.x, ... of the batch's `bands` (`bands_per_image` an image, `rows` rows each).
 template <int C, int KP16>
 __global__ void conv3x3_weight_grad(const __half* __restrict__ x, const __half* __restrict__ dy, float* __restrict__ dw,
-                                    int h, int w, int k, int rows) {
+                                    int h, int w, int k, int rows, int bands_per_image, int bands) {
   extern __shared__ __align__(16) unsigned char shared[];
   __half* band = reinterpret_cast<__half*>(shared);  // x with halo: [(rows + 2) * (w + 2)][C]
   __half* grads = band + (rows + 2) * (w + 2) * C;     // dy: [rows * w][KP16], zeros beyond k and h
-  const int img = blockIdx.y, h0 = blockIdx.x * rows, band_w = w + 2;
-  load_band(x, band, img, h0, rows, h, w, C, C);
-  for (int i = threadIdx.x; i < rows * w * KP16; i += blockDim.x) {
-    const int channel = i % KP16, pixel = i / KP16, gh = h0 + pixel / w;
-    grads[i] = channel < k && gh < h ? dy[((static_cast<size_t>(img) * h + gh) * w + pixel % w) * k + channel]
-                                     : __float2half(0.f);
-  }
-  __syncthreads();
   constexpr int kMFrags = KP16 / 16, kNFrags = C / 8, kFrags = 9 * kMFrags * kNFrags;
-  constexpr int kWarps = 8, kOwned = (kFrags + kWarps - 1) / kWarps;
-  const int warp = threadIdx.x / 32, lane = threadIdx.x % 32, group = lane / 4, pair = (lane % 4) * 2;
+  constexpr int kOwned = (kFrags + kWeightGradWarps - 1) / kWeightGradWarps;
+  static_assert(kMFrags <= 2, "a fragment's A is picked from two halves without indexing registers");
+  const int band_w = w + 2, warp = threadIdx.x / 32, lane = threadIdx.x % 32, group = lane / 4, pair = (lane % 4) * 2;
+  const int matrix = lane / 8, row = lane % 8;
   float acc[kOwned][4] = {};
-  for (int step = 0; step < rows * w; step += 16) {
+  for (int b = blockIdx.x; b < bands; b += gridDim.x) {
+    const int img = b / bands_per_image, h0 = (b % bands_per_image) * rows;
+    __syncthreads();  // the previous band's readers are done
+    load_band(x, band, img, h0, rows, h, w, C, C);
+    for (int i = threadIdx.x; i < rows * w * KP16; i += blockDim.x) {
+      const int channel = i % KP16, pixel = i / KP16, gh = h0 + pixel / w;
+      grads[i] = channel < k && gh < h ? dy[((static_cast<size_t>(img) * h + gh) * w + pixel % w) * k + channel]
+                                       : __float2half(0.f);
+    }
+    __syncthreads();
+    for (int step = 0; step < rows * w; step += 16) {
+      // A[m][p] = dy[p][m] for both 16-channel halves (a0..a3: pixels + 8 for matrices 2 and 3,
+      // channels + 8 for matrices 1 and 3), read transposed from the [pixel][channel] rows.
+      uint32_t a[kMFrags][4];
 #pragma unroll
-    for (int o = 0; o < kOwned; ++o) {
-      const int frag = warp + o * kWarps;
-      if (frag >= kFrags) break;
-      const int tap = frag / (kMFrags * kNFrags), mf = frag / kNFrags % kMFrags, nf = frag % kNFrags;
-      // A[m][p] = dy[p][m]: rows m = mf * 16 + group (+8), columns p = step + pair (+1, +8, +9).
-      const __half* g = grads + (step + pair) * KP16 + mf * 16 + group;
-      const uint32_t a[4] = {pack(g[0], g[KP16]), pack(g[8], g[KP16 + 8]), pack(g[8 * KP16], g[9 * KP16]),
-                             pack(g[8 * KP16 + 8], g[9 * KP16 + 8])};
-      // B[p][n] = x[p shifted by tap][n]: rows p = step + pair (+1, +8, +9), column n = nf * 8 + group.
-      uint32_t b[2];
+      for (int mf = 0; mf < kMFrags; ++mf)
+        ldmatrix_x4_trans(a[mf], grads + (step + row + (matrix >> 1) * 8) * KP16 + mf * 16 + (matrix & 1) * 8);
+      // B[p][n] = x[p shifted by tap][n]: lanes 0-7 name pixels step + row, lanes 8-15 + 8.
+      const int q = step + row + (matrix & 1) * 8;
+      const __half* b_row = band + ((q / w) * band_w + q % w) * C;
 #pragma unroll
-      for (int half = 0; half < 2; ++half) {
-        const int p = step + pair + half * 8, q = p + 1;
-        const __half* xp = band + ((p / w + tap / 3) * band_w + p % w + tap % 3) * C + nf * 8 + group;
-        const __half* xq = band + ((q / w + tap / 3) * band_w + q % w + tap % 3) * C + nf * 8 + group;
-        b[half] = pack(*xp, *xq);
+      for (int o = 0; o < kOwned; ++o) {
+        const int frag = warp + o * kWeightGradWarps;
+        if (frag >= kFrags) break;
+        const int tap = frag / (kMFrags * kNFrags), mf = frag / kNFrags % kMFrags, nf = frag % kNFrags;
+        uint32_t bf[2], af[4];
+        ldmatrix_x2_trans(bf, b_row + ((tap / 3) * band_w + tap % 3) * C + nf * 8);
+#pragma unroll
+        for (int i = 0; i < 4; ++i) af[i] = mf == 0 ? a[0][i] : a[kMFrags - 1][i];  // selects, not local memory
+        mma16816(acc[o], af, bf);
       }
-      mma16816(acc[o], a, b);
     }
   }
 #pragma unroll
   for (int o = 0; o < kOwned; ++o) {
-    const int frag = warp + o * kWarps;
+    const int frag = warp + o * kWeightGradWarps;
     if (frag >= kFrags) break;
     const int tap = frag / (kMFrags * kNFrags), mf = frag / kNFrags % kMFrags, nf = frag % kNFrags;
     const int m0 = mf * 16 + group, n0 = nf * 8 + pair;
@@ -149,6 +190,5 @@ __global__ void conv3x3_weight_grad(const __half* __restrict__ x, const __half* 
     }
   }
 }
-
 
 }  // namespace libreyolo::sdk::fused::small_conv

@@ -4,6 +4,7 @@
 #include <cuda_runtime.h>
 
 #include <algorithm>
+#include <atomic>
 
 #include "small_conv3x3_device.cuh"
 #include "small_conv3x3_kernels.hpp"
@@ -11,7 +12,13 @@
 namespace libreyolo::sdk::fused {
 namespace {
 
-constexpr int kForwardPixels = 160, kGradPixels = 320;  // a band's pixels, about (multiples of 16)
+// A band's pixels (multiples of 16 after rounding up to whole rows): the forward's between 64 and
+// 160, smaller where the batch is small, so that its grid has about four blocks per multiprocessor
+// (the first version's fixed 160 gave a 20 x 20 map 48 blocks on 132 multiprocessors); the weight
+// gradient's at most 320, its grid about one block per multiprocessor walking the bands, so that
+// each block's one atomic add per weight element is paid once per multiprocessor, not per band.
+constexpr int kForwardPixelsMost = 160, kForwardPixelsLeast = 64, kForwardBlocksPerSm = 4;
+constexpr int kGradPixelsMost = 320, kGradPixelsLeast = 64, kGradBlocksPerSm = 1;
 constexpr size_t kMostSharedBytes = 96 * 1024;
 
 int rows_for(int64_t width, int target) {
@@ -22,14 +29,39 @@ int rows_for(int64_t width, int target) {
 
 int64_t padded(int64_t channels) { return (channels + 15) / 16 * 16; }
 
-size_t forward_bytes(const SmallConvShape& s) {
-  const int rows = rows_for(s.width, kForwardPixels);
+size_t forward_bytes(const SmallConvShape& s, int rows) {
   return ((rows + 2) * (s.width + 2) * padded(s.channels) + 9 * s.channels * padded(s.channels)) * sizeof(__half);
 }
 
-size_t grad_bytes(const SmallConvShape& s) {
-  const int rows = rows_for(s.width, kGradPixels);
+size_t grad_bytes(const SmallConvShape& s, int rows) {
   return ((rows + 2) * (s.width + 2) * s.channels + rows * s.width * padded(s.channels)) * sizeof(__half);
+}
+
+// The current device's multiprocessors (asked once per device; 132 on an H100 SXM).
+int multiprocessors() {
+  static std::atomic<int> known[64] = {};
+  int device = 0;
+  if (cudaGetDevice(&device) != cudaSuccess || device < 0 || device >= 64) return 132;
+  int count = known[device].load();
+  if (count == 0) {
+    if (cudaDeviceGetAttribute(&count, cudaDevAttrMultiProcessorCount, device) != cudaSuccess || count <= 0) count = 132;
+    known[device].store(count);
+  }
+  return count;
+}
+
+// Rows per band: the band that spreads the batch's pixels over `blocks` bands, within [least, most].
+int rows_spreading(const SmallConvShape& s, int64_t blocks, int least, int most) {
+  const int64_t share = s.batch * s.height * s.width / std::max<int64_t>(1, blocks);
+  return rows_for(s.width, static_cast<int>(std::clamp<int64_t>(share, least, most)));
+}
+
+int forward_rows(const SmallConvShape& s) {
+  return rows_spreading(s, int64_t{kForwardBlocksPerSm} * multiprocessors(), kForwardPixelsLeast, kForwardPixelsMost);
+}
+
+int grad_rows(const SmallConvShape& s) {
+  return rows_spreading(s, int64_t{kGradBlocksPerSm} * multiprocessors(), kGradPixelsLeast, kGradPixelsMost);
 }
 
 // taps[tap][k][c] = w[k][tap][c]; flipped[8 - tap][c][k] = w[k][tap][c]; zeros beyond C.
@@ -68,31 +100,37 @@ dim3 band_grid(const SmallConvShape& s, int rows) {
   return dim3(static_cast<unsigned>((s.height + rows - 1) / rows), static_cast<unsigned>(s.batch));
 }
 
+// The probe (tests/tools/small_conv_probe.cu) calls these two directly to try other band sizes
+// and grids; small_conv3x3_forward and small_conv3x3_weight_grad pass the choices above.
 template <int CH>
-int launch_forward(const SmallConvShape& s, const __half* x, const __half* taps, __half* y, cudaStream_t stream) {
+int launch_forward(const SmallConvShape& s, const __half* x, const __half* taps, __half* y, cudaStream_t stream,
+                   int rows) {
   constexpr int kCP = (CH + 15) / 16 * 16;
-  const int rows = rows_for(s.width, kForwardPixels);
-  const size_t bytes = forward_bytes(s);
+  const size_t bytes = forward_bytes(s, rows);
+  if (bytes > kMostSharedBytes || rows * s.width % 16 != 0) return static_cast<int>(cudaErrorInvalidValue);
   constexpr auto kernel = small_conv::conv3x3_forward<kCP, CH>;
   if (const auto allowed = allow_most_shared<kernel>()) return static_cast<int>(allowed);
   const dim3 grid = band_grid(s, rows);
-  const int threads = 32 * std::max(1, std::min(8, static_cast<int>(rows * s.width / 32)));
+  const int threads = 32 * std::max(1, std::min(8, static_cast<int>(rows * s.width / 16)));
   kernel<<<grid, threads, bytes, stream>>>(x, taps, y, static_cast<int>(s.height), static_cast<int>(s.width), CH, CH,
                                            rows);
   return static_cast<int>(cudaGetLastError());
 }
 
+// `blocks` blocks walking all bands of `rows` rows (the work buffer zeroed by the caller).
 template <int CH>
 int launch_weight_grad(const SmallConvShape& s, const __half* x, const __half* grad_y, float* work,
-                       cudaStream_t stream) {
+                       cudaStream_t stream, int rows, int64_t blocks) {
   constexpr int kCP = (CH + 15) / 16 * 16;
-  const int rows = rows_for(s.width, kGradPixels);
-  const size_t bytes = grad_bytes(s);
+  const size_t bytes = grad_bytes(s, rows);
+  if (bytes > kMostSharedBytes || rows * s.width % 16 != 0) return static_cast<int>(cudaErrorInvalidValue);
   constexpr auto kernel = small_conv::conv3x3_weight_grad<CH, kCP>;
   if (const auto allowed = allow_most_shared<kernel>()) return static_cast<int>(allowed);
-  const dim3 grid = band_grid(s, rows);
-  kernel<<<grid, 256, bytes, stream>>>(x, grad_y, work, static_cast<int>(s.height), static_cast<int>(s.width), CH,
-                                       rows);
+  const int64_t per_image = (s.height + rows - 1) / rows, bands = per_image * s.batch;
+  const auto grid = static_cast<unsigned>(std::clamp<int64_t>(blocks, 1, bands));
+  kernel<<<grid, 32 * small_conv::kWeightGradWarps, bytes, stream>>>(
+      x, grad_y, work, static_cast<int>(s.height), static_cast<int>(s.width), CH, rows, static_cast<int>(per_image),
+      static_cast<int>(bands));
   return static_cast<int>(cudaGetLastError());
 }
 
@@ -103,7 +141,9 @@ int blocks_for(int64_t total) { return static_cast<int>(std::min<int64_t>((total
 bool small_conv3x3_fits(const SmallConvShape& s) {
   const bool channels = s.channels == 16 || s.channels == 24 || s.channels == 32;
   return channels && s.batch > 0 && s.batch <= 65535 && s.height > 0 && s.width > 0 &&
-         forward_bytes(s) <= kMostSharedBytes && grad_bytes(s) <= kMostSharedBytes;
+         s.batch * s.height < (int64_t{1} << 31) &&  // the weight gradient's band count fits an int
+         forward_bytes(s, rows_for(s.width, kForwardPixelsMost)) <= kMostSharedBytes &&
+         grad_bytes(s, rows_for(s.width, kGradPixelsMost)) <= kMostSharedBytes;
 }
 
 int64_t small_conv3x3_prepared_elements(const SmallConvShape& s) { return 9 * s.channels * padded(s.channels); }
@@ -123,9 +163,9 @@ int small_conv3x3_forward(const SmallConvShape& s, const void* x, const void* ta
   auto* out = static_cast<__half*>(y);
   auto* st = static_cast<cudaStream_t>(stream);
   switch (s.channels) {
-    case 16: return launch_forward<16>(s, in, w, out, st);
-    case 24: return launch_forward<24>(s, in, w, out, st);
-    case 32: return launch_forward<32>(s, in, w, out, st);
+    case 16: return launch_forward<16>(s, in, w, out, st, forward_rows(s));
+    case 24: return launch_forward<24>(s, in, w, out, st, forward_rows(s));
+    case 32: return launch_forward<32>(s, in, w, out, st, forward_rows(s));
     default: return static_cast<int>(cudaErrorInvalidValue);
   }
 }
@@ -137,11 +177,13 @@ int small_conv3x3_weight_grad(const SmallConvShape& s, const void* x, const void
   if (const auto e = cudaMemsetAsync(work, 0, total * sizeof(float), st)) return static_cast<int>(e);
   const auto* in = static_cast<const __half*>(x);
   const auto* gy = static_cast<const __half*>(grad_y);
+  const int rows = grad_rows(s);
+  const int64_t blocks = int64_t{kGradBlocksPerSm} * multiprocessors();
   int code = static_cast<int>(cudaErrorInvalidValue);
   switch (s.channels) {
-    case 16: code = launch_weight_grad<16>(s, in, gy, work, st); break;
-    case 24: code = launch_weight_grad<24>(s, in, gy, work, st); break;
-    case 32: code = launch_weight_grad<32>(s, in, gy, work, st); break;
+    case 16: code = launch_weight_grad<16>(s, in, gy, work, st, rows, blocks); break;
+    case 24: code = launch_weight_grad<24>(s, in, gy, work, st, rows, blocks); break;
+    case 32: code = launch_weight_grad<32>(s, in, gy, work, st, rows, blocks); break;
     default: break;
   }
   if (code != 0) return code;

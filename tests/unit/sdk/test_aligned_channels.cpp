@@ -15,7 +15,7 @@
 #include <vector>
 
 #include "fused_test_support.hpp"
-#include "model_pass_equality.hpp"
+#include "rounding_against_float32.hpp"
 #include "yolox_detector.hpp"
 
 namespace sdk = libreyolo::sdk;
@@ -91,8 +91,10 @@ TEST_CASE("aligned channels: widened only on CUDA where the policy allows it; ba
 
 // The wide convolution sums sixteen channels where the narrow one summed twelve (cuDNN's own
 // padding adds the same zeros, but its kernels may order the sums differently), so the loss and
-// gradients agree within float16 rounding, not bit for bit.
-TEST_CASE("aligned channels on the GPU: YOLOX-s's loss and gradients within float16 rounding, the Focus input widened") {
+// gradients agree within float16 rounding, not bit for bit: each no further from a float32 pass
+// than twice PyTorch's own float16 pass is (rounding_against_float32.hpp says why not a fixed
+// tolerance).
+TEST_CASE("aligned channels on the GPU: YOLOX-s's loss and gradients round like PyTorch's, the Focus input widened") {
   if (!torch::cuda::is_available()) {
     MESSAGE("skipped: no CUDA device");
     return;
@@ -102,11 +104,7 @@ TEST_CASE("aligned channels on the GPU: YOLOX-s's loss and gradients within floa
     const auto image = torch::rand({2, 3, 64, 64}, torch::kCUDA).contiguous(torch::MemoryFormat::ChannelsLast);
     CHECK(sdk::concat_channels_aligned(phases_of(image)).size(1) == 16);
   }
-  const auto [expected, kept] = libreyolo::test::one_pass_each<yolox::YoloxDetector>(
+  const auto report = libreyolo::test::rounding_against_float32<yolox::YoloxDetector>(
       "s", {sdk::FusedKernels::when_built, "block_tails"}, {sdk::FusedKernels::when_built, "block_tails+aligned_channels"});
-  REQUIRE(kept.size() == expected.size());
-  CHECK(relative_difference(kept[0], expected[0]) < 1e-2);  // the loss
-  const double largest = libreyolo::test::largest_gradient_difference(expected, kept);
-  MESSAGE("largest relative gradient difference " << largest);
-  CHECK(largest < 3e-2);
+  libreyolo::test::check_rounds_like_pytorch(report);
 }
