@@ -9,7 +9,7 @@ stamp "start"
 small_conv_probe 80
 (timeout 120 python3 tests/tools/conv_kernel_breakdown.py yolo9 t --shapes 3 > $OUT/breakdown.txt 2>&1; echo "rc=$?" >> $OUT/breakdown.txt) &
 prepare_data
-scripts/gpu-build.sh libreyolo_unit_tests libreyolo-host libreyolo_yolo9 libreyolo_yolox > $W/build.log 2>&1; echo "build rc=$?" >> $W/build.log
+scripts/gpu-build.sh libreyolo_unit_tests libreyolo-host libreyolo_family_yolo9 libreyolo_family_yolox > $W/build.log 2>&1; echo "build rc=$?" >> $W/build.log
 tail -1 $W/build.log; grep -E "error|invalid-pch" $W/build.log | head -20
 stamp "built"
 wait; stamp "conv_kernel_breakdown: $(tail -1 $OUT/breakdown.txt)"; grep -vE "^\s*$" $OUT/breakdown.txt | head -30
