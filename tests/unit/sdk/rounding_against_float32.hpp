@@ -51,7 +51,9 @@ class FullFloat32 {
 struct RoundingReport {
   std::vector<std::string> names;     // "loss", then each parameter's gradient
   std::vector<double> pytorch, ours;  // relative distances of the float16 passes from the float32 one
+  std::vector<double> magnitude;      // each float32 tensor's largest magnitude
   int nonfinite = 0;                  // tensors of `with`'s pass holding an inf or a NaN
+  int pytorch_nonfinite = 0;          // the same in PyTorch's float16 pass (float16 overflows there too)
 };
 
 template <typename Detector>
@@ -80,26 +82,40 @@ RoundingReport rounding_against_float32(const std::string& size, const PolicySet
   report.names.push_back("loss");
   for (const auto& item : reference->named_parameters()) report.names.push_back(item.key());
   for (std::size_t i = 0; i < exact.size(); ++i) {
-    const bool reached = exact[i].abs().max().item<double>() > 0;  // parameters the loss does not reach: 0
+    const double magnitude = exact[i].abs().max().item<double>();
+    const bool reached = magnitude > 0;  // parameters the loss does not reach: 0
+    report.magnitude.push_back(magnitude);
     report.pytorch.push_back(reached ? relative_difference(rounded[i], exact[i]) : 0);
     report.ours.push_back(reached ? relative_difference(got[i], exact[i]) : 0);
     if (!torch::isfinite(got[i]).all().item<bool>()) ++report.nonfinite;
+    if (!torch::isfinite(rounded[i]).all().item<bool>()) ++report.pytorch_nonfinite;
   }
   return report;
 }
 
+// How far beyond `factor` times PyTorch's distance from float32 (or `floor`) a tensor of ours is:
+// at most 1 passes. Where PyTorch's own pass overflowed, ours cannot be worse.
+inline double rounding_excess(const RoundingReport& r, std::size_t i, double factor, double floor) {
+  if (!std::isfinite(r.pytorch[i])) return 0;
+  if (!std::isfinite(r.ours[i])) return INFINITY;
+  return r.ours[i] / std::max(factor * r.pytorch[i], floor);
+}
+
 // Every tensor of `with`'s pass within `factor` times PyTorch's distance from float32 (or within
-// `floor`); the five furthest beyond it are reported either way.
+// `floor`), and no more tensors overflowing float16 than in PyTorch's pass; the five furthest
+// beyond are reported either way.
 inline void check_rounds_like_pytorch(const RoundingReport& r, double factor = 2.0, double floor = 1e-3) {
   std::vector<std::size_t> order(r.ours.size());
   for (std::size_t i = 0; i < order.size(); ++i) order[i] = i;
-  const auto excess = [&](std::size_t i) { return r.ours[i] / std::max(factor * r.pytorch[i], floor); };
-  std::sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) { return !(excess(a) <= excess(b)); });
+  const auto excess = [&](std::size_t i) { return rounding_excess(r, i, factor, floor); };
+  std::sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) { return excess(a) > excess(b); });
   for (std::size_t j = 0; j < std::min<std::size_t>(5, order.size()); ++j) {
     const auto i = order[j];
-    MESSAGE(r.names[i] << ": ours " << r.ours[i] << ", PyTorch's " << r.pytorch[i] << " from float32");
+    MESSAGE(r.names[i] << ": ours " << r.ours[i] << ", PyTorch's " << r.pytorch[i] << " from float32 (largest |value| "
+                       << r.magnitude[i] << ")");
   }
-  CHECK(r.nonfinite == 0);
+  MESSAGE("tensors with an inf or NaN: ours " << r.nonfinite << ", PyTorch's " << r.pytorch_nonfinite);
+  CHECK(r.nonfinite <= r.pytorch_nonfinite);
   CHECK(!order.empty());
   if (!order.empty()) CHECK(excess(order.front()) <= 1.0);
 }
