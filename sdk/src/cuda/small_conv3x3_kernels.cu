@@ -14,11 +14,14 @@ namespace {
 
 // A band's pixels (multiples of 16 after rounding up to whole rows): the forward's between 64 and
 // 160, smaller where the batch is small, so that its grid has about four blocks per multiprocessor
-// (the first version's fixed 160 gave a 20 x 20 map 48 blocks on 132 multiprocessors); the weight
-// gradient's at most 320, its grid about one block per multiprocessor walking the bands, so that
-// each block's one atomic add per weight element is paid once per multiprocessor, not per band.
+// (the first version's fixed 160 gave a 20 x 20 map 48 blocks on 132 multiprocessors). The weight
+// gradient's bands are sized as if one block per multiprocessor took them all (64 to 320 pixels),
+// and four blocks per multiprocessor walk them, each adding its sums atomically once: the
+// thirty-third session's sweep (tests/tools/small_conv_probe.cu, H100) found this at or near the
+// best of the band heights and grids it tried for four of YOLOv9's five shapes (one block per
+// multiprocessor took up to twice as long; a block per band, up to 1.8 times).
 constexpr int kForwardPixelsMost = 160, kForwardPixelsLeast = 64, kForwardBlocksPerSm = 4;
-constexpr int kGradPixelsMost = 320, kGradPixelsLeast = 64, kGradBlocksPerSm = 1;
+constexpr int kGradPixelsMost = 320, kGradPixelsLeast = 64, kGradBandsPerSm = 1, kGradBlocksPerSm = 4;
 constexpr size_t kMostSharedBytes = 96 * 1024;
 
 int rows_for(int64_t width, int target) {
@@ -61,7 +64,7 @@ int forward_rows(const SmallConvShape& s) {
 }
 
 int grad_rows(const SmallConvShape& s) {
-  return rows_spreading(s, int64_t{kGradBlocksPerSm} * multiprocessors(), kGradPixelsLeast, kGradPixelsMost);
+  return rows_spreading(s, int64_t{kGradBandsPerSm} * multiprocessors(), kGradPixelsLeast, kGradPixelsMost);
 }
 
 // taps[tap][k][c] = w[k][tap][c]; flipped[8 - tap][c][k] = w[k][tap][c]; zeros beyond C.
