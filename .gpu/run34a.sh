@@ -10,6 +10,7 @@ source .gpu/common.sh
 DEADLINE=${DEADLINE:-540}
 stamp "start"
 small_conv_probe 80
+ncu_small_conv  # where the kernels wait (the next tuning step), if Nsight Compute is there
 cold_start
 timeout 90 build-gpu/bin/libreyolo_unit_tests -tc='small convolutions*,aligned channels*' > $OUT/unit_rounding.log 2>&1
 stamp "rounding cases rc=$?"; grep -E "MESSAGE|ERROR|values|test cases|CHECK\(" $OUT/unit_rounding.log | head -40
