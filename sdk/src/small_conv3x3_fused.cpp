@@ -8,6 +8,8 @@
 #include <torch/autograd.h>
 #include <torch/torch.h>
 
+#include <cstdint>
+
 #include "cuda/small_conv3x3_kernels.hpp"
 
 namespace libreyolo::sdk {
@@ -57,8 +59,10 @@ class FusedSmallConv3x3 : public torch::autograd::Function<FusedSmallConv3x3> {
     const auto& x = saved[0];
     const auto& flipped = saved[1];
     const c10::cuda::CUDAGuard guard(x.device());
-    // The incoming gradient may be another type or layout: read dense float16 channels-last.
-    const auto grad_y = grads[0].to(torch::kHalf).contiguous(kChannelsLast);
+    // The incoming gradient may be another type or layout: read dense float16 channels-last,
+    // 16-byte aligned (the kernels copy 16 bytes at a time; a view may start mid-allocation).
+    auto grad_y = grads[0].to(torch::kHalf).contiguous(kChannelsLast);
+    if (reinterpret_cast<std::uintptr_t>(grad_y.data_ptr()) % 16 != 0) grad_y = grad_y.clone(kChannelsLast);
     torch::Tensor grad_x, grad_weight;
     if (ctx->needs_input_grad(0)) grad_x = convolve(grad_y, flipped);
     if (ctx->needs_input_grad(1)) {

@@ -5,6 +5,7 @@
 #include <torch/enum.h>
 #include <torch/torch.h>
 
+#include <cstdint>
 #include <mutex>
 
 #include "explicit_padding.hpp"
@@ -49,6 +50,9 @@ std::string input_refusal(const torch::nn::Conv2dImpl& conv, const torch::Tensor
   if (x.dim() != 4 || x.size(1) != conv.options.in_channels()) return "x is not [N, C, H, W] of the convolution's C";
   if (!runs_in_half(conv, x)) return "the convolution would not run in float16 (the kernels' type)";
   if (!x.is_contiguous(kChannelsLast)) return "x is not channels-last";
+  // The kernels copy 16 bytes at a time (a view starting mid-allocation may not be aligned).
+  if (x.scalar_type() == torch::kHalf && reinterpret_cast<std::uintptr_t>(x.data_ptr()) % 16 != 0)
+    return "x's data is not 16-byte aligned";
   if (!fused_small_conv3x3_fits(x.size(0), x.size(1), x.size(2), x.size(3))) return "the map is too wide for the kernels";
   return "";
 }

@@ -56,17 +56,33 @@ __device__ __forceinline__ void ldmatrix_x2_trans(uint32_t (&r)[2], const __half
                : "r"(shared_address(row)));
 }
 
+// 16 bytes from global to shared memory without staging them in registers (cp.async, sm_80+), so
+// a thread has all its copies in flight at once instead of waiting out each load's latency (the
+// loads were most of a small map's kernel time). `real` false writes zeros (source size 0; the
+// address is then only named, never read). Completed by wait_for_copies.
+__device__ __forceinline__ void copy16_async(void* shared_dst, const void* global_src, bool real) {
+  asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;\n" ::"r"(static_cast<uint32_t>(__cvta_generic_to_shared(shared_dst))),
+               "l"(global_src), "r"(real ? 16 : 0)
+               : "memory");
+}
+
+// This thread's copies landed; the block's, after the __syncthreads that must follow.
+__device__ __forceinline__ void wait_for_copies() {
+  asm volatile("cp.async.commit_group;\n" ::: "memory");
+  asm volatile("cp.async.wait_group 0;\n" ::: "memory");
+}
+
 // `rows` + 2 rows of `w` + 2 pixels around output rows [h0, h0 + rows) of image `img`, each pixel
-// `cp` channels (zeros beyond `c` and outside the image), 16 bytes at a time.
+// `cp` channels (zeros beyond `c` and outside the image), 16 bytes at a time (asynchronous copies:
+// wait_for_copies and __syncthreads before reading). x must be 16-byte aligned.
 __device__ inline void load_band(const __half* x, __half* band, int img, int h0, int rows, int h, int w, int c, int cp) {
   const int chunks = cp / 8, band_w = w + 2;
   for (int i = threadIdx.x; i < (rows + 2) * band_w * chunks; i += blockDim.x) {
     const int chunk = i % chunks, pixel = i / chunks;
     const int gh = h0 + pixel / band_w - 1, gw = pixel % band_w - 1;
-    uint4 v = make_uint4(0, 0, 0, 0);
-    if (gh >= 0 && gh < h && gw >= 0 && gw < w && chunk * 8 < c)
-      v = *reinterpret_cast<const uint4*>(x + ((static_cast<size_t>(img) * h + gh) * w + gw) * c + chunk * 8);
-    reinterpret_cast<uint4*>(band)[i] = v;
+    const bool real = gh >= 0 && gh < h && gw >= 0 && gw < w && chunk * 8 < c;
+    const __half* src = real ? x + ((static_cast<size_t>(img) * h + gh) * w + gw) * c + chunk * 8 : x;
+    copy16_async(reinterpret_cast<uint4*>(band) + i, src, real);
   }
 }
 
@@ -82,8 +98,9 @@ __global__ void conv3x3_forward(const __half* __restrict__ x, const __half* __re
   __half* wsm = band + (rows + 2) * (w + 2) * CP;
   const int img = blockIdx.y, h0 = blockIdx.x * rows, band_w = w + 2;
   for (int i = threadIdx.x; i < 9 * KP * CP / 8; i += blockDim.x)
-    reinterpret_cast<uint4*>(wsm)[i] = reinterpret_cast<const uint4*>(weight)[i];
+    copy16_async(reinterpret_cast<uint4*>(wsm) + i, reinterpret_cast<const uint4*>(weight) + i, true);
   load_band(x, band, img, h0, rows, h, w, c, CP);
+  wait_for_copies();
   __syncthreads();
   constexpr int kNFrags = KP / 8;
   const int lane = threadIdx.x % 32, group = lane / 4, pair = (lane % 4) * 2;
@@ -149,11 +166,14 @@ __global__ void conv3x3_weight_grad(const __half* __restrict__ x, const __half* 
     const int img = b / bands_per_image, h0 = (b % bands_per_image) * rows;
     __syncthreads();  // the previous band's readers are done
     load_band(x, band, img, h0, rows, h, w, C, C);
-    for (int i = threadIdx.x; i < rows * w * KP16; i += blockDim.x) {
-      const int channel = i % KP16, pixel = i / KP16, gh = h0 + pixel / w;
-      grads[i] = channel < k && gh < h ? dy[((static_cast<size_t>(img) * h + gh) * w + pixel % w) * k + channel]
-                                       : __float2half(0.f);
+    // dy's rows, 8 channels at a time (k is a multiple of 8): zeros beyond k and below the image.
+    for (int i = threadIdx.x; i < rows * w * KP16 / 8; i += blockDim.x) {
+      const int chunk = i % (KP16 / 8), pixel = i / (KP16 / 8), gh = h0 + pixel / w;
+      const bool real = chunk * 8 < k && gh < h;
+      const __half* src = real ? dy + ((static_cast<size_t>(img) * h + gh) * w + pixel % w) * k + chunk * 8 : dy;
+      copy16_async(reinterpret_cast<uint4*>(grads) + i, src, real);
     }
+    wait_for_copies();
     __syncthreads();
     for (int step = 0; step < rows * w; step += 16) {
       // A[m][p] = dy[p][m] for both 16-channel halves (a0..a3: pixels + 8 for matrices 2 and 3,

@@ -135,6 +135,20 @@ TEST_CASE("small convolutions on the GPU: YOLOv9-t's shapes at 256 pixels, batch
   }
 }
 
+TEST_CASE("small convolutions on the GPU: a float16 view not 16-byte aligned is refused, with the reason") {
+  if (!libreyolo::test::fused_runnable()) {
+    MESSAGE("skipped: no CUDA device or no fused kernels in this build");
+    return;
+  }
+  auto conv = make_conv(16, 16);
+  conv->to(torch::kCUDA, torch::kHalf);
+  const auto x = torch::randn({2, 16, 8, 8}, torch::TensorOptions(torch::kCUDA).dtype(torch::kHalf))
+                     .contiguous(torch::MemoryFormat::ChannelsLast);
+  const PolicyGuard on(sdk::FusedKernels::when_built, "small_convolutions");
+  CHECK(sdk::conv3x3_small_refusal(*conv, x) == "");
+  CHECK(sdk::conv3x3_small_refusal(*conv, libreyolo::test::misaligned_copy(x)) == "x's data is not 16-byte aligned");
+}
+
 // The whole network: each gradient no further from a float32 pass than twice PyTorch's own
 // float16 pass is (rounding_against_float32.hpp).
 TEST_CASE("small convolutions on the GPU: YOLOv9-t's loss and gradients round like PyTorch's") {
