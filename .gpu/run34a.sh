@@ -4,7 +4,8 @@
 # probe only; eleven refused starts left no budget for the build. So: the probe (the new grid's
 # first run), the whole build and ctest (the first GPU run of the reworked kernels inside the SDK
 # and of the GPU cases measured against a float32 pass), those cases again with their reports
-# (worst tensors named, float16 overflow counted on both sides: the first version's inf), then
+# (worst tensors named, float16 overflow counted on both sides: the first version's inf; the
+# cp.async fills and the alignment refusal were added after the probe ran), then
 # small_convolutions in YOLOv9-t's step. run34b.sh follows warm.
 source .gpu/common.sh
 DEADLINE=${DEADLINE:-540}
