@@ -12,7 +12,10 @@ DEADLINE=${DEADLINE:-540}
 stamp "start"
 small_conv_probe 80
 ncu_small_conv  # where the kernels wait (the next tuning step), if Nsight Compute is there
+# PyTorch's cuDNN on the same shapes in the same call (four: YOLOv9-t's three small ones and the stem), beside the build
+(timeout 120 python3 tests/tools/conv_kernel_breakdown.py yolo9 t --shapes 4 > $OUT/breakdown.txt 2>&1; echo "rc=$?" >> $OUT/breakdown.txt) &
 cold_start
+wait; stamp "conv_kernel_breakdown: $(tail -1 $OUT/breakdown.txt)"; grep -E "^x[0-9]+ in|rc=" $OUT/breakdown.txt | head -8
 timeout 90 build-gpu/bin/libreyolo_unit_tests -tc='small convolutions*,aligned channels*' > $OUT/unit_rounding.log 2>&1
 stamp "rounding cases rc=$?"; grep -E "MESSAGE|ERROR|values|test cases|CHECK\(" $OUT/unit_rounding.log | head -40
 fits 60 && bench_fused $OUT/small_yolo9t.txt yolo9t small_convolutions
