@@ -10,7 +10,7 @@
 // (BatchNorm over four images, bias gradients that are sums nearly cancelling), so two float16
 // passes that both round correctly can differ by tens of percent in some tensor (the thirty-third
 // session saw 0.25 for a convolution that only adds zeros). The question a kernel must answer is
-// whether it rounds no worse than PyTorch does, tensor by tensor.
+// whether it rounds about as well as PyTorch does (check_rounds_like_pytorch says how that is judged).
 #include <ATen/Context.h>
 #include <torch/torch.h>
 
@@ -102,9 +102,18 @@ inline double rounding_excess(const RoundingReport& r, std::size_t i, double fac
 }
 
 // Every tensor of `with`'s pass within `factor` times PyTorch's distance from float32 (or within
-// `floor`), and no more tensors overflowing float16 than in PyTorch's pass; the five furthest
-// beyond are reported either way.
-inline void check_rounds_like_pytorch(const RoundingReport& r, double factor = 2.0, double floor = 1e-3) {
+// `floor`), no more tensors overflowing float16 than in PyTorch's pass, and the median distance
+// no more than twice PyTorch's; the five furthest beyond are reported either way.
+//
+// Why these numbers: two float16 passes that round equally well still differ in which sums their
+// errors land on, and a gradient that is a nearly cancelling sum turns that into a large relative
+// distance for one pass and a small one for the other (their ratio has a heavy tail). So a single
+// tensor may be up to `factor` (4) times PyTorch's distance, or anywhere under `floor` (2e-2, well
+// below the order-one distances of a wrong result), while the median over all tensors, which the
+// tail does not move, must stay within twice PyTorch's. The single-convolution cases check values
+// tightly (4e-3 against cuDNN); this one looks for what only a whole network shows (layouts,
+// streams, overflow).
+inline void check_rounds_like_pytorch(const RoundingReport& r, double factor = 4.0, double floor = 2e-2) {
   std::vector<std::size_t> order(r.ours.size());
   for (std::size_t i = 0; i < order.size(); ++i) order[i] = i;
   const auto excess = [&](std::size_t i) { return rounding_excess(r, i, factor, floor); };
@@ -114,8 +123,15 @@ inline void check_rounds_like_pytorch(const RoundingReport& r, double factor = 2
     MESSAGE(r.names[i] << ": ours " << r.ours[i] << ", PyTorch's " << r.pytorch[i] << " from float32 (largest |value| "
                        << r.magnitude[i] << ")");
   }
-  MESSAGE("tensors with an inf or NaN: ours " << r.nonfinite << ", PyTorch's " << r.pytorch_nonfinite);
+  const auto median = [](std::vector<double> v) {
+    std::sort(v.begin(), v.end());
+    return v.empty() ? 0.0 : v[v.size() / 2];
+  };
+  MESSAGE("tensors with an inf or NaN: ours " << r.nonfinite << ", PyTorch's " << r.pytorch_nonfinite
+                                              << "; median distance from float32: ours " << median(r.ours)
+                                              << ", PyTorch's " << median(r.pytorch));
   CHECK(r.nonfinite <= r.pytorch_nonfinite);
+  CHECK(median(r.ours) <= 2 * median(r.pytorch) + 1e-4);
   CHECK(!order.empty());
   if (!order.empty()) CHECK(excess(order.front()) <= 1.0);
 }

@@ -91,9 +91,9 @@ TEST_CASE("aligned channels: widened only on CUDA where the policy allows it; ba
 
 // The wide convolution sums sixteen channels where the narrow one summed twelve (cuDNN's own
 // padding adds the same zeros, but its kernels may order the sums differently), so the loss and
-// gradients agree within float16 rounding, not bit for bit: each no further from a float32 pass
-// than twice PyTorch's own float16 pass is (rounding_against_float32.hpp says why not a fixed
-// tolerance).
+// gradients agree within float16 rounding, not bit for bit: measured against a float32 pass, as
+// close to it as PyTorch's own float16 pass is (rounding_against_float32.hpp says how that is
+// judged and why not with a fixed tolerance).
 TEST_CASE("aligned channels on the GPU: YOLOX-s's loss and gradients round like PyTorch's, the Focus input widened") {
   if (!torch::cuda::is_available()) {
     MESSAGE("skipped: no CUDA device");

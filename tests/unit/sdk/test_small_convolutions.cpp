@@ -149,8 +149,8 @@ TEST_CASE("small convolutions on the GPU: a float16 view not 16-byte aligned is 
   CHECK(sdk::conv3x3_small_refusal(*conv, libreyolo::test::misaligned_copy(x)) == "x's data is not 16-byte aligned");
 }
 
-// The whole network: each gradient no further from a float32 pass than twice PyTorch's own
-// float16 pass is (rounding_against_float32.hpp).
+// The whole network: measured against a float32 pass, as close to it as PyTorch's own float16
+// pass is (rounding_against_float32.hpp says how that is judged).
 TEST_CASE("small convolutions on the GPU: YOLOv9-t's loss and gradients round like PyTorch's") {
   if (!libreyolo::test::fused_runnable()) {
     MESSAGE("skipped: no CUDA device or no fused kernels in this build");
