@@ -21,6 +21,7 @@
 #include <cuda_fp16.h>
 #include <cudnn.h>
 
+#include "cudnn_probe_start.cuh"
 #include "probe_support.cuh"
 
 #include <algorithm>
@@ -451,15 +452,8 @@ void probe_shape(cudnnHandle_t handle, const Shape& s, std::mt19937& rng) {
 }  // namespace
 
 int main() {
-  std::setvbuf(stdout, nullptr, _IOLBF, 0);  // lines reach the file even if the call's timeout ends the probe
   cudnnHandle_t handle;
-  if (cudnnCreate(&handle) != CUDNN_STATUS_SUCCESS) {
-    std::printf("cudnnCreate failed: no GPU or no cuDNN here\n");
-    return 1;
-  }
-  cudaDeviceProp prop{};
-  CHECK_CUDA(cudaGetDeviceProperties(&prop, 0));
-  std::printf("cuDNN %zu on %s (sm_%d%d)\n", cudnnGetVersion(), prop.name, prop.major, prop.minor);
+  if (!probe::start_cudnn(handle)) return 1;
   std::mt19937 rng(21);
   // YOLOv9-t's and YOLOX-s's convolutions at batch 16 and 640 px: 3x3 at each map size, a strided
   // 3x3, and 1x1s (tests/tools/pointwise_conv_probe.py lists them all).

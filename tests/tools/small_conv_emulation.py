@@ -130,44 +130,36 @@ def weight_grad(x, dy, n, h, w, k, rows, C, KP16, grid):
                         if m < k: dw[(tap*k + m)*C + nn] += acc[warp][o][lane][e]
     return dw
 
-def reference_forward(x, W, n, h, w, c, k):  # W[k][tap][c]
-    y = [0.0]*(n*h*w*k)
+def neighbours(n, h, w):
+    """Every (output pixel, input pixel, tap) pair a 3x3 stride-1 padding-1 convolution joins,
+    pixels as flat NHW indices."""
     for img in range(n):
         for i in range(h):
             for j in range(w):
-                for o in range(k):
-                    s = 0.0
-                    for tap in range(9):
-                        ii, jj = i + tap//3 - 1, j + tap%3 - 1
-                        if 0 <= ii < h and 0 <= jj < w:
-                            for ch in range(c): s += x[((img*h+ii)*w+jj)*c+ch] * W[(o*9+tap)*c+ch]
-                    y[((img*h+i)*w+j)*k+o] = s
+                for tap in range(9):
+                    ii, jj = i + tap//3 - 1, j + tap%3 - 1
+                    if 0 <= ii < h and 0 <= jj < w:
+                        yield (img*h + i)*w + j, (img*h + ii)*w + jj, tap
+
+def reference_forward(x, W, n, h, w, c, k):  # W[k][tap][c]
+    y = [0.0]*(n*h*w*k)
+    for out, inp, tap in neighbours(n, h, w):
+        for o in range(k):
+            y[out*k + o] += sum(x[inp*c + ch] * W[(o*9 + tap)*c + ch] for ch in range(c))
     return y
 
 def reference_dgrad(dy, W, n, h, w, c, k):
     dx = [0.0]*(n*h*w*c)
-    for img in range(n):
-        for i in range(h):
-            for j in range(w):
-                for o in range(k):
-                    g = dy[((img*h+i)*w+j)*k+o]
-                    for tap in range(9):
-                        ii, jj = i + tap//3 - 1, j + tap%3 - 1
-                        if 0 <= ii < h and 0 <= jj < w:
-                            for ch in range(c): dx[((img*h+ii)*w+jj)*c+ch] += g * W[(o*9+tap)*c+ch]
+    for out, inp, tap in neighbours(n, h, w):
+        for o in range(k):
+            for ch in range(c): dx[inp*c + ch] += dy[out*k + o] * W[(o*9 + tap)*c + ch]
     return dx
 
 def reference_wgrad(x, dy, n, h, w, c, k):  # [k][tap][c]
     dW = [0.0]*(k*9*c)
-    for img in range(n):
-        for i in range(h):
-            for j in range(w):
-                for o in range(k):
-                    g = dy[((img*h+i)*w+j)*k+o]
-                    for tap in range(9):
-                        ii, jj = i + tap//3 - 1, j + tap%3 - 1
-                        if 0 <= ii < h and 0 <= jj < w:
-                            for ch in range(c): dW[(o*9+tap)*c+ch] += g * x[((img*h+ii)*w+jj)*c+ch]
+    for out, inp, tap in neighbours(n, h, w):
+        for o in range(k):
+            for ch in range(c): dW[(o*9 + tap)*c + ch] += dy[out*k + o] * x[inp*c + ch]
     return dW
 
 def rows_for(w, target):

@@ -27,6 +27,7 @@
 #include <cudnn.h>
 
 #include "../../sdk/src/cuda/small_conv3x3_kernels.cu"  // the SDK's launchers and device code
+#include "cudnn_probe_start.cuh"
 #include "probe_support.cuh"
 
 #include <algorithm>
@@ -268,15 +269,8 @@ void probe_shape(cudnnHandle_t handle, const Shape& s, std::mt19937& rng) {
 }  // namespace
 
 int main() {
-  std::setvbuf(stdout, nullptr, _IOLBF, 0);
   cudnnHandle_t handle;
-  if (cudnnCreate(&handle) != CUDNN_STATUS_SUCCESS) {
-    std::printf("cudnnCreate failed: no GPU or no cuDNN here\n");
-    return 1;
-  }
-  cudaDeviceProp prop{};
-  CHECK_CUDA(cudaGetDeviceProperties(&prop, 0));
-  std::printf("cuDNN %zu on %s (sm_%d%d)\n", cudnnGetVersion(), prop.name, prop.major, prop.minor);
+  if (!probe::start_cudnn(handle)) return 1;
   std::mt19937 rng(21);
   // YOLOv9-t's costliest small convolutions at batch 16, 640 px (tests/tools/conv_kernel_breakdown.py).
   probe_shape(handle, {16, 16, 16, 80, 80}, rng);
