@@ -11,6 +11,7 @@
 #include <cstdint>
 
 #include "cuda/small_conv3x3_kernels.hpp"
+#include "libreyolo/sdk/weight_gradient_route.hpp"
 
 namespace libreyolo::sdk {
 namespace {
@@ -49,8 +50,9 @@ class FusedSmallConv3x3 : public torch::autograd::Function<FusedSmallConv3x3> {
     check_launch(fused::small_conv3x3_prepare(shape, weight.data_ptr(), taps.data_ptr(), flipped.data_ptr(),
                                               current_stream()),
                  "weight preparation");
-    // The backward reads x (the weight gradient) and the flipped weight (the input gradient).
-    ctx->save_for_backward({x, flipped});
+    // The backward reads x (the weight gradient) and the flipped weight (the input gradient);
+    // the weight itself only names the layer to the weight-gradient route.
+    ctx->save_for_backward({x, flipped, weight});
     return convolve(x, taps);
   }
 
@@ -65,15 +67,24 @@ class FusedSmallConv3x3 : public torch::autograd::Function<FusedSmallConv3x3> {
     if (reinterpret_cast<std::uintptr_t>(grad_y.data_ptr()) % 16 != 0) grad_y = grad_y.clone(kChannelsLast);
     torch::Tensor grad_x, grad_weight;
     if (ctx->needs_input_grad(0)) grad_x = convolve(grad_y, flipped);
+    // On a second stream where the host routes this layer (weight_gradient_route.hpp): nothing
+    // in this backward waits for it.
     if (ctx->needs_input_grad(1)) {
-      const auto shape = shape_of(x);
-      auto work = torch::empty({fused::small_conv3x3_work_elements(shape)}, x.options().dtype(torch::kFloat32));
-      grad_weight = torch::empty({x.size(1), x.size(1), 3, 3}, x.options().memory_format(kChannelsLast));
-      check_launch(fused::small_conv3x3_weight_grad(shape, x.data_ptr(), grad_y.data_ptr(), work.data_ptr<float>(),
-                                                    grad_weight.data_ptr(), current_stream()),
-                   "weight gradient");
+      grad_weight = sdk::routed_weight_gradient(saved[2], grad_y, x, [&] { return weight_gradient(x, grad_y); });
     }
     return {grad_x, grad_weight};
+  }
+
+ private:
+  // Made on the current stream (the routed work runs with the second one current).
+  static torch::Tensor weight_gradient(const torch::Tensor& x, const torch::Tensor& grad_y) {
+    const auto shape = shape_of(x);
+    auto work = torch::empty({fused::small_conv3x3_work_elements(shape)}, x.options().dtype(torch::kFloat32));
+    auto grad_weight = torch::empty({x.size(1), x.size(1), 3, 3}, x.options().memory_format(kChannelsLast));
+    check_launch(fused::small_conv3x3_weight_grad(shape, x.data_ptr(), grad_y.data_ptr(), work.data_ptr<float>(),
+                                                  grad_weight.data_ptr(), current_stream()),
+                 "weight gradient");
+    return grad_weight;
   }
 };
 

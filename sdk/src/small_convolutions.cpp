@@ -57,19 +57,35 @@ std::string input_refusal(const torch::nn::Conv2dImpl& conv, const torch::Tensor
   return "";
 }
 
-// The policy, the convolution and the input decide; the first decision on a suitable convolution
-// is logged once.
+// The channel counts each policy name takes. Against PyTorch's cuDNN, per call of YOLOv9-t's
+// shapes (docs/benchmarks.md, "Thirty-fourth session"): ahead at 16 channels (40.8 against 59.6
+// us at 80 x 80), behind at 24 and 32 (41.7 against 33.0, 31.5 against 21.6 us); so
+// small_convolutions takes 16 only, and small_convolutions_wide, for measuring, all three.
+struct ChannelsPolicy {
+  const char* name;
+  bool takes_24_and_32;
+};
+constexpr ChannelsPolicy kChannelsPolicies[] = {{"small_convolutions", false}, {"small_convolutions_wide", true}};
+
+// The first decision on a suitable convolution is logged once.
 bool chosen(const torch::nn::Conv2dImpl& conv, const torch::Tensor& x) {
-  if (!fused_kernel_allowed("small_convolutions") || !geometry_refusal(conv).empty()) return false;
+  if (!conv3x3_small_allowed(conv.options.in_channels()) || !geometry_refusal(conv).empty()) return false;
   const auto refusal = input_refusal(conv, x);
   static std::once_flag once;
-  log_first_fused_choice(once, refusal,
-                         "fused_kernels: 3x3 convolutions of 16, 24 or 32 channels run the SDK's CUDA kernels",
-                         "fused_kernels: 3x3 convolutions of 16, 24 or 32 channels run PyTorch's (cuDNN's on a GPU)");
+  log_first_fused_choice(once, refusal, "fused_kernels: small 3x3 convolutions run the SDK's CUDA kernels",
+                         "fused_kernels: small 3x3 convolutions run PyTorch's (cuDNN's on a GPU)");
   return refusal.empty();
 }
 
 }  // namespace
+
+bool conv3x3_small_allowed(int64_t channels) {
+  for (const auto& policy : kChannelsPolicies) {
+    if (!fused_kernel_allowed(policy.name)) continue;
+    if (channels == 16 || (policy.takes_24_and_32 && (channels == 24 || channels == 32))) return true;
+  }
+  return false;
+}
 
 std::string conv3x3_small_refusal(const torch::nn::Conv2dImpl& conv, const torch::Tensor& x) {
   auto refusal = geometry_refusal(conv);

@@ -22,7 +22,7 @@ WeightGradientStream::WeightGradientStream(std::vector<WeightCopies::LayerCopies
 
 WeightGradientStream::~WeightGradientStream() {
   WeightGradientStream* self = this;
-  active_stream.compare_exchange_strong(self, nullptr);
+  if (active_stream.compare_exchange_strong(self, nullptr)) sdk::set_active_weight_gradient_route(nullptr);
 }
 
 WeightGradientStream* WeightGradientStream::active() { return active_stream.load(); }
@@ -58,16 +58,28 @@ ConvolutionGradients WeightGradientStream::on_second_stream(const torch::Tensor&
   return {torch::Tensor(), weight_grad, bias_grad};
 }
 
+torch::Tensor WeightGradientStream::weight_gradient_on_second_stream(const torch::Tensor& weight,
+                                                                    const torch::Tensor& grad_output,
+                                                                    const torch::Tensor& input,
+                                                                    const std::function<torch::Tensor()>& work) {
+  const auto gradients = on_second_stream(weight, grad_output, input, [&] {
+    return ConvolutionGradients{torch::Tensor(), work(), torch::Tensor()};
+  });
+  return std::get<1>(gradients);
+}
+
 void WeightGradientStream::begin_backward() {
   const std::lock_guard<std::mutex> lock(mutex_);
   pending_.clear();
   produced_.clear();
   order_->remember_first();
   active_stream.store(this);
+  sdk::set_active_weight_gradient_route(this);
 }
 
 void WeightGradientStream::end_backward(bool check) {
   active_stream.store(nullptr);
+  sdk::set_active_weight_gradient_route(nullptr);
   std::vector<Produced> produced;
   {
     const std::lock_guard<std::mutex> lock(mutex_);

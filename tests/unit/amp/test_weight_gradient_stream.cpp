@@ -23,6 +23,8 @@
 #include "capture/whole_step_request.hpp"
 #include "libreyolo/sdk/fused_kernels.hpp"
 #include "libreyolo/sdk/side_by_side.hpp"
+#include "libreyolo/sdk/weight_gradient_route.hpp"
+#include "sdk/fused_test_support.hpp"
 #include "yolo9_detector.hpp"
 
 using namespace libreyolo;
@@ -168,6 +170,34 @@ TEST_CASE("weight gradient stream: a layer whose backward runs on a side stream 
   for (const auto& layer : layers) CHECK_FALSE(stream.routes(layer.weight));
   on_first = true;
   for (const auto& layer : layers) CHECK(stream.routes(layer.weight));
+}
+
+TEST_CASE("weight gradient stream: is the SDK's weight-gradient route inside a Backward, and routes its kernels' work") {
+  const auto model = std::make_shared<ConvChain>(2);
+  amp::WeightCopies copies(*model, torch::kFloat64);
+  std::vector<std::string> log;
+  amp::WeightGradientStream stream(copies.unshared_layers(), std::make_unique<RecordingOrder>(log));
+  const auto layer = copies.unshared_layers().front();
+  const auto made = [&] { return torch::full_like(layer.weight, 2.0); };
+  // No backward: the SDK's kernel makes its gradient where it is, asking nobody.
+  CHECK(sdk::active_weight_gradient_route() == nullptr);
+  CHECK(torch::equal(sdk::routed_weight_gradient(layer.weight, torch::ones({1}), torch::ones({1}), made), made()));
+  CHECK(log.empty());
+  {
+    amp::WeightGradientStream::Backward backward(stream);
+    CHECK(sdk::active_weight_gradient_route() == &stream);
+    // A weight that is not a routed copy stays on the current stream.
+    sdk::routed_weight_gradient(model->parameters()[0], torch::ones({1}), torch::ones({1}), made);
+    CHECK(log.empty());
+    const auto gradient = sdk::routed_weight_gradient(layer.weight, torch::ones({1}), torch::ones({1}), made);
+    CHECK(log == std::vector<std::string>{"second waits", "on second", "done 0"});
+    CHECK(stream.held_layers() == 1);
+    layer.weight.mutable_grad() = gradient;  // autograd hands it over
+    backward.finish();
+  }
+  CHECK(sdk::active_weight_gradient_route() == nullptr);
+  CHECK(stream.routed_last_backward() == 1);
+  CHECK(log.back() == "join");
 }
 
 TEST_CASE("weight gradient stream: falls at most kMostLayersBehind layers behind, holding their tensors until then") {
@@ -339,4 +369,40 @@ TEST_CASE("weight gradient stream: YOLOv9-t's gradients equal one stream's bit f
 TEST_CASE("weight gradient stream: with the branches on side streams too, YOLOv9-t's gradients are still one stream's") {
   if (!torch::cuda::is_available()) return;
   check_equal_one_stream(/*branches=*/true);
+}
+
+// The SDK's own small convolutions (small_convolutions.hpp) never reach PyTorch's operator: their
+// weight gradients take the second stream through the SDK's route. Their weight gradients add
+// float32 sums with atomics (not the same bits from run to run), so the two passes agree within
+// float16 rounding, not bit for bit.
+TEST_CASE("weight gradient stream: the SDK's small convolutions' weight gradients take it too") {
+  if (!torch::cuda::is_available()) return;
+  const test::PolicyGuard wide(sdk::FusedKernels::when_built, "small_convolutions_wide");
+  const DeterministicCudnn deterministic;
+  const auto plan = amp::plan_precision(true, "float16", kCuda, true);
+  auto reference = model_on_gpu<families::yolo9::Yolo9Detector>("t");
+  auto model = model_on_gpu<families::yolo9::Yolo9Detector>("t");
+  amp::WeightCopies reference_copies(*reference, torch::kFloat16);
+  amp::WeightCopies copies(*model, torch::kFloat16);
+  std::string refusal;
+  auto stream = amp::WeightGradientStream::start(copies, 0, refusal);
+  REQUIRE_MESSAGE(stream != nullptr, refusal);
+  const auto images = torch::rand({4, 3, 256, 256}, kCuda).contiguous(torch::MemoryFormat::ChannelsLast);
+  std::vector<torch::Tensor> weights;
+  {
+    amp::AutocastScope autocast(plan);
+    amp::WeightCopies::Swap swap(copies);
+    torch::NoGradGuard no_grad;
+    for (const auto& o : model->forward_capturable(images)) weights.push_back(torch::randn(o.sizes(), kCuda) * 1e-3);
+  }
+  copies_step(*reference, reference_copies, nullptr, plan, images, weights);
+  copies_step(*model, copies, stream.get(), plan, images, weights);  // finish() checks the hand-over
+  CHECK(stream->routed_last_backward() == copies.layers());
+  const auto expected = gradients(*reference), got = gradients(*model);
+  for (std::size_t i = 0; i < expected.size(); ++i) {
+    if (!expected[i].defined()) continue;
+    CAPTURE(i);
+    const double scale = std::max(expected[i].abs().max().item<double>(), 1e-30);
+    CHECK((got[i] - expected[i]).abs().max().item<double>() / scale < 1e-2);
+  }
 }

@@ -61,6 +61,24 @@ TEST_CASE("small convolutions: a refused input runs the convolution's own forwar
   }
 }
 
+TEST_CASE("small convolutions: small_convolutions takes 16 channels, small_convolutions_wide 24 and 32 too") {
+  {
+    const PolicyGuard measured(sdk::FusedKernels::measured);
+    for (const int64_t c : {16, 24, 32}) CHECK_FALSE(sdk::conv3x3_small_allowed(c));
+  }
+  {
+    const PolicyGuard narrow(sdk::FusedKernels::when_built, "small_convolutions");
+    CHECK(sdk::conv3x3_small_allowed(16));
+    CHECK_FALSE(sdk::conv3x3_small_allowed(24));  // cuDNN measured faster there
+    CHECK_FALSE(sdk::conv3x3_small_allowed(32));
+  }
+  {
+    const PolicyGuard wide(sdk::FusedKernels::when_built, "small_convolutions_wide");
+    for (const int64_t c : {16, 24, 32}) CHECK(sdk::conv3x3_small_allowed(c));
+    CHECK_FALSE(sdk::conv3x3_small_allowed(64));
+  }
+}
+
 namespace {
 
 struct Pass {
@@ -102,7 +120,7 @@ void check_against_cudnn(int64_t channels, int64_t height, int64_t width, bool f
   }
   {
     libreyolo::core::amp::AutocastScope autocast(plan);
-    const PolicyGuard on(sdk::FusedKernels::when_built, "small_convolutions");
+    const PolicyGuard on(sdk::FusedKernels::when_built, "small_convolutions_wide");
     REQUIRE(sdk::conv3x3_small_refusal(*conv, x) == "");
     ours = conv_pass(conv, x, upstream);
   }

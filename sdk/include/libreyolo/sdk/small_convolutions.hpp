@@ -9,22 +9,29 @@
 // input gradient as one tensor-core implicit GEMM each and the weight gradient in one pass, for
 // exactly these shapes: 3x3, stride 1, padding 1, no dilation, no groups, no bias, as many output
 // as input channels (16, 24 or 32), channels-last float16 on CUDA (float32 inputs under CUDA
-// autocast are cast as autocast would). Everything else is the convolution's own forward.
+// autocast are cast as autocast would). Everything else is the convolution's own forward. Where
+// the host runs weight gradients on a second stream, theirs go there too (weight_gradient_route.hpp).
 // The weight gradient's float32 sums are added per block with atomics, so it is not the same
 // bits from run to run (cuDNN's deterministic algorithms are).
 
 #include <torch/nn/modules/conv.h>
 #include <torch/types.h>
 
+#include <cstdint>
 #include <string>
 
 #include "libreyolo/sdk/export.hpp"
 
 namespace libreyolo::sdk {
 
-// conv->forward(x), or the SDK's kernels where the policy allows small_convolutions and
+// conv->forward(x), or the SDK's kernels where conv3x3_small_allowed(its channels) and
 // conv3x3_small_refusal(conv, x) is empty.
 LIBREYOLO_SDK_API torch::Tensor conv3x3_small(torch::nn::Conv2d& conv, const torch::Tensor& x);
+
+// Whether the policy lets the kernels take a convolution of `channels` in and out:
+// small_convolutions takes 16 (where they were measured ahead of PyTorch's cuDNN),
+// small_convolutions_wide 16, 24 and 32 (behind at 24 and 32: for measuring).
+LIBREYOLO_SDK_API bool conv3x3_small_allowed(int64_t channels);
 
 // Why the kernels would not take (conv, x), whatever the policy ("" when they would).
 LIBREYOLO_SDK_API std::string conv3x3_small_refusal(const torch::nn::Conv2dImpl& conv, const torch::Tensor& x);

@@ -18,7 +18,9 @@
 //
 // This class is the bookkeeping; the streams are behind StreamOrder (CUDA events in CUDA builds,
 // weight_gradient_stream_cuda.cpp, which also routes PyTorch's convolution backward here), so
-// the bookkeeping is tested on the CPU with a fake order.
+// the bookkeeping is tested on the CPU with a fake order. The SDK's own convolution kernels
+// (small_convolutions.hpp) never reach PyTorch's operator; they ask the same bookkeeping through
+// the SDK's route (weight_gradient_route.hpp), which this class is while a Backward is alive.
 
 #include <torch/types.h>
 
@@ -33,6 +35,7 @@
 #include <vector>
 
 #include "libreyolo/core/amp/weight_copies.hpp"
+#include "libreyolo/sdk/weight_gradient_route.hpp"
 
 namespace libreyolo::core::amp {
 
@@ -64,7 +67,7 @@ class StreamOrder {
 // A convolution backward's three results: input, weight and bias gradients.
 using ConvolutionGradients = std::tuple<torch::Tensor, torch::Tensor, torch::Tensor>;
 
-class WeightGradientStream {
+class WeightGradientStream final : public sdk::WeightGradientRoute {
  public:
   // How far the second stream may fall behind, in layers, before the first waits for it: each
   // layer behind keeps its input and output gradient alive a little longer.
@@ -76,7 +79,7 @@ class WeightGradientStream {
 
   // `layers`: WeightCopies::unshared_layers(). `order` needs kMostLayersBehind + 1 slots or more.
   WeightGradientStream(std::vector<WeightCopies::LayerCopies> layers, std::unique_ptr<StreamOrder> order);
-  ~WeightGradientStream();
+  ~WeightGradientStream() override;
   WeightGradientStream(const WeightGradientStream&) = delete;
   WeightGradientStream& operator=(const WeightGradientStream&) = delete;
 
@@ -101,12 +104,17 @@ class WeightGradientStream {
 
   // Whether a backward of a layer with `weight`, on the current stream, is routed: `weight` is one
   // of the routed layers' weight copies and the current stream is the backward's first stream.
-  bool routes(const torch::Tensor& weight) const;
+  bool routes(const torch::Tensor& weight) const override;
   // The weight and bias gradients `work` computes (its input gradient is ignored), computed on
   // the second stream after the first stream's work so far. `input` and `grad_output` are held
   // until the first stream has waited for them.
   ConvolutionGradients on_second_stream(const torch::Tensor& weight, const torch::Tensor& grad_output,
                                         const torch::Tensor& input, const std::function<ConvolutionGradients()>& work);
+
+  // The SDK's route: on_second_stream for a weight gradient alone.
+  torch::Tensor weight_gradient_on_second_stream(const torch::Tensor& weight, const torch::Tensor& grad_output,
+                                                 const torch::Tensor& input,
+                                                 const std::function<torch::Tensor()>& work) override;
 
   // How many convolutions' weight gradients took the second stream in the last finished backward.
   std::size_t routed_last_backward() const { return routed_last_; }
