@@ -56,12 +56,37 @@ struct RoundingReport {
   int pytorch_nonfinite = 0;          // the same in PyTorch's float16 pass (float16 overflows there too)
 };
 
+// Every BatchNorm's weight (gamma) set to 0.1. Why: at initialisation (gamma 1) a network as deep
+// as YOLOv9-t (about 190 BatchNorm + SiLU layers) amplifies rounding exponentially with depth
+// (about 3x per ELAN stage): its float32 gradients end some 5.8e4 unit roundoffs from float64's,
+// and a float16 pass a median 0.9 (relative, the GPU) to 1.0 (an emulation on the CPU) from
+// float32's, i.e. unrelated, whatever the kernels do (the thirty-fourth session's measurements,
+// docs/fused-kernels.md). With gamma 0.1 the SiLUs stay near their linear range and the emulated
+// float16 pass lands a median 0.006 from float32, while every convolution, BatchNorm (training
+// statistics) and fused kernel still runs as in training.
+// Returns how many it set.
+template <typename Detector>
+int tame_batch_norms(Detector& model) {
+  torch::NoGradGuard no_grad;
+  int count = 0;
+  for (const auto& module : model.modules(/*include_self=*/false)) {
+    if (auto* bn = module->template as<torch::nn::BatchNorm2dImpl>(); bn != nullptr && bn->weight.defined()) {
+      bn->weight.fill_(0.1);
+      ++count;
+    }
+  }
+  return count;
+}
+
 template <typename Detector>
 RoundingReport rounding_against_float32(const std::string& size, const PolicySetting& without,
                                         const PolicySetting& with) {
   const DeterministicCudnn deterministic;
   auto reference = model_on_gpu<Detector>(size), pytorch = model_on_gpu<Detector>(size),
        ours = model_on_gpu<Detector>(size);
+  REQUIRE(tame_batch_norms(*reference) > 0);
+  tame_batch_norms(*pytorch);
+  tame_batch_norms(*ours);
   const torch::Tensor images = torch::rand({4, 3, 256, 256}, kCudaZero).contiguous(torch::MemoryFormat::ChannelsLast);
   const std::vector<torch::Tensor> weights = output_weights(*reference, images);
   std::vector<torch::Tensor> exact = kept_for(*reference), rounded = kept_for(*pytorch), got = kept_for(*ours);

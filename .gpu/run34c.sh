@@ -1,0 +1,14 @@
+# Cold (carry .devkit and .reference; export OUT DEADLINE=560). The thirty-fourth session's code:
+# small_convolutions at 16 channels only, its weight gradients on weight_grad_stream's second
+# stream (weight_gradient_route.hpp), small_convolutions_wide for all three channel counts. The
+# whole build and ctest (the new GPU cases: the route in YOLOv9-t's backward, the rounding case),
+# then both names in YOLOv9-t's step.
+source .gpu/common.sh
+DEADLINE=${DEADLINE:-560}
+stamp "start"
+cold_start
+timeout 90 build-gpu/bin/libreyolo_unit_tests -tc='*small convolutions*' > $OUT/unit_small.log 2>&1
+stamp "small convolution cases rc=$?"; grep -E "MESSAGE|ERROR|values|test cases" $OUT/unit_small.log | cut -c1-300 | head -30
+fits 60 && bench_fused $OUT/small_yolo9t.txt yolo9t small_convolutions
+fits 60 && bench_fused $OUT/wide_yolo9t.txt yolo9t small_convolutions_wide
+stamp "end"
