@@ -11,6 +11,7 @@
 
 #include <algorithm>
 #include <functional>
+#include <memory>
 #include <optional>
 #include <stdexcept>
 #include <string>
@@ -296,18 +297,32 @@ TEST_CASE("weight gradient stream: a shared weight is not routed (its gradients 
 
 namespace {
 
+std::unique_ptr<amp::WeightGradientStream> started(const amp::WeightCopies& copies) {
+  std::string refusal;
+  auto stream = amp::WeightGradientStream::start(copies, 0, refusal);
+  REQUIRE_MESSAGE(stream != nullptr, refusal);
+  return stream;
+}
+
+// Two identical YOLOv9-t on the GPU with float16 weight copies: the reference's backward on one
+// stream, the model's weight gradients on `stream`'s second one.
+struct RoutedPair {
+  std::shared_ptr<families::yolo9::Yolo9Detector> reference = model_on_gpu<families::yolo9::Yolo9Detector>("t");
+  std::shared_ptr<families::yolo9::Yolo9Detector> model = model_on_gpu<families::yolo9::Yolo9Detector>("t");
+  amp::WeightCopies reference_copies{*reference, torch::kFloat16};
+  amp::WeightCopies copies{*model, torch::kFloat16};
+  std::unique_ptr<amp::WeightGradientStream> stream = started(copies);
+};
+
 // YOLOv9-t with the weight gradients on the second stream (and, with `branches`, its branches on
 // side streams: side_by_side.hpp) against one stream: eager, recorded, replayed, replayed.
 void check_equal_one_stream(bool branches) {
   DeterministicCudnn deterministic;
   const auto plan = amp::plan_precision(true, "float16", kCuda, true);
-  auto reference = model_on_gpu<families::yolo9::Yolo9Detector>("t");
-  auto model = model_on_gpu<families::yolo9::Yolo9Detector>("t");
-  amp::WeightCopies reference_copies(*reference, torch::kFloat16);
-  amp::WeightCopies copies(*model, torch::kFloat16);
-  std::string refusal;
-  auto stream = amp::WeightGradientStream::start(copies, 0, refusal);
-  REQUIRE_MESSAGE(stream != nullptr, refusal);
+  RoutedPair pair;
+  auto &reference = pair.reference, &model = pair.model;  // references, not bindings: lambdas capture them
+  auto &reference_copies = pair.reference_copies, &copies = pair.copies;
+  auto& stream = pair.stream;
   const BranchPermission permission(branches);
 
   std::vector<torch::Tensor> weights;
@@ -380,13 +395,10 @@ TEST_CASE("weight gradient stream: the SDK's small convolutions' weight gradient
   const test::PolicyGuard wide(sdk::FusedKernels::when_built, "small_convolutions_wide");
   const DeterministicCudnn deterministic;
   const auto plan = amp::plan_precision(true, "float16", kCuda, true);
-  auto reference = model_on_gpu<families::yolo9::Yolo9Detector>("t");
-  auto model = model_on_gpu<families::yolo9::Yolo9Detector>("t");
-  amp::WeightCopies reference_copies(*reference, torch::kFloat16);
-  amp::WeightCopies copies(*model, torch::kFloat16);
-  std::string refusal;
-  auto stream = amp::WeightGradientStream::start(copies, 0, refusal);
-  REQUIRE_MESSAGE(stream != nullptr, refusal);
+  RoutedPair pair;
+  auto &reference = pair.reference, &model = pair.model;  // references, not bindings: lambdas capture them
+  auto &reference_copies = pair.reference_copies, &copies = pair.copies;
+  auto& stream = pair.stream;
   const auto images = torch::rand({4, 3, 256, 256}, kCuda).contiguous(torch::MemoryFormat::ChannelsLast);
   std::vector<torch::Tensor> weights;
   {
