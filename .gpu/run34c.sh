@@ -11,4 +11,8 @@ timeout 90 build-gpu/bin/libreyolo_unit_tests -tc='*small convolutions*' > $OUT/
 stamp "small convolution cases rc=$?"; grep -E "MESSAGE|ERROR|values|test cases" $OUT/unit_small.log | cut -c1-300 | head -30
 fits 60 && bench_fused $OUT/small_yolo9t.txt yolo9t small_convolutions
 fits 60 && bench_fused $OUT/wide_yolo9t.txt yolo9t small_convolutions_wide
+# End to end only if the step gained (alternating, two each as far as the deadline lets).
+if grep -qE "speedup 1\.0[0-9]*[1-9]" $OUT/small_yolo9t.txt 2>/dev/null; then
+  e2e_yolo9t measured measured+small_convolutions measured measured+small_convolutions
+fi
 stamp "end"
