@@ -156,7 +156,7 @@ def make_inputs(model, batch, randn_images, seed=1):
     return images, weights
 
 
-def main():
+def parse_arguments():
     ap = argparse.ArgumentParser()
     ap.add_argument("family")
     ap.add_argument("--size", default=None)
@@ -171,7 +171,24 @@ def main():
                     help="eval-mode BN whose running statistics are this batch's (one train forward, momentum 1)")
     ap.add_argument("--gamma", type=float, default=1.0, help="every BatchNorm weight set to this")
     ap.add_argument("--json", default=None)
-    a = ap.parse_args()
+    return ap.parse_args()
+
+
+def calibrated_state(model, images):
+    """Eval-mode BatchNorm statistics set to this batch's (one training forward at momentum 1)."""
+    bns = [m for m in model.modules() if isinstance(m, nn.BatchNorm2d)]
+    for m in bns:
+        m.momentum = 1.0
+    with torch.no_grad():
+        model.double().train()
+        outputs_of(model, images.contiguous(memory_format=torch.channels_last))
+    for m in bns:
+        m.momentum = 0.03
+    return {k: v.clone() for k, v in model.state_dict().items()}
+
+
+def prepared(a):
+    """The model, its starting state, the images and the loss weights as the options say."""
     size = a.size or ("t" if a.family == "yolo9" else "s")
     model = build(a.family, size)
     if a.gamma != 1.0:
@@ -184,15 +201,7 @@ def main():
     model.load_state_dict(state)
     weights = [w * a.w_scale for w in weights]
     if a.calibrate:
-        bns = [m for m in model.modules() if isinstance(m, nn.BatchNorm2d)]
-        for m in bns:
-            m.momentum = 1.0
-        with torch.no_grad():
-            model.double().train()
-            outputs_of(model, images.contiguous(memory_format=torch.channels_last))
-        for m in bns:
-            m.momentum = 0.03
-        state = {k: v.clone() for k, v in model.state_dict().items()}
+        state = calibrated_state(model, images)
         a.eval_bn = True
     if a.mask != "all" and a.family == "yolo9":
         for w in weights:
@@ -200,6 +209,25 @@ def main():
                 w[:, 64:] = 0
             else:
                 w[:, :64] = 0
+    return size, model, state, images, weights
+
+
+def one_pass(a, p, model, images, weights):
+    """Pass `p` (f32, e16 or bf16): its loss, gradients and unit roundoff."""
+    if p == "f32":
+        loss, got, _ = training_pass(model, images, weights, torch.float32, eval_bn=a.eval_bn)
+        return loss, got, 2.0 ** -24
+    if p == "e16":
+        loss, got, _ = training_pass(model, images, weights, torch.float64, emulate16=True, eval_bn=a.eval_bn)
+        return loss, got, 2.0 ** -11
+    with torch.autocast("cpu", dtype=torch.bfloat16):
+        loss, got, _ = training_pass(model, images, weights, torch.float32, eval_bn=a.eval_bn)
+    return loss, got, 2.0 ** -8
+
+
+def main():
+    a = parse_arguments()
+    size, model, state, images, weights = prepared(a)
     result = {"args": vars(a)}
     t = time.time()
     loss64, ref, _ = training_pass(model, images, weights, torch.float64, eval_bn=a.eval_bn)
@@ -210,16 +238,7 @@ def main():
     for p in a.passes.split(","):
         model.load_state_dict(state)
         t = time.time()
-        if p == "f32":
-            loss, got, _ = training_pass(model, images, weights, torch.float32, eval_bn=a.eval_bn)
-            unit = 2.0 ** -24
-        elif p == "e16":
-            loss, got, _ = training_pass(model, images, weights, torch.float64, emulate16=True, eval_bn=a.eval_bn)
-            unit = 2.0 ** -11
-        elif p == "bf16":
-            with torch.autocast("cpu", dtype=torch.bfloat16):
-                loss, got, _ = training_pass(model, images, weights, torch.float32, eval_bn=a.eval_bn)
-            unit = 2.0 ** -8
+        loss, got, unit = one_pass(a, p, model, images, weights)
         rows = compare(ref, got)
         d = [r[1] for r in rows]
         med = median(d)
@@ -227,8 +246,7 @@ def main():
         print(f"  {p}: {time.time() - t:.1f}s loss rel {abs(loss - loss64) / abs(loss64):.3g}  tensors {len(d)}"
               f"  median {med:.3g} (x{med / unit:.3g} unit roundoff)  p90 {sorted(d)[int(0.9 * len(d))]:.3g}"
               f"  max {max(d):.3g}  nonfinite {nonfinite}", flush=True)
-        worst = sorted(rows, key=lambda r: -r[1])[:a.top]
-        for n, dd, m in worst:
+        for n, dd, m in sorted(rows, key=lambda r: -r[1])[:a.top]:
             print(f"      {n:55s} {dd:.3g}  |g|max {m:.4g}")
         result[p] = {"median": med, "unit": unit, "rows": rows, "loss_rel": abs(loss - loss64) / abs(loss64)}
     if a.json:
