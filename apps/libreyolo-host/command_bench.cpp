@@ -313,7 +313,8 @@ void print_comparison(const ComparisonNames& names, const std::string& model, co
             << "x (back to back); loss trajectories: " << r.identical_losses << " of "
             << r.first.losses.size() << " steps bitwise equal, largest relative difference " << r.max_loss_difference
             << "; gradients of one more batch at the initial weights: largest relative difference "
-            << r.max_gradient_difference << (r.worst_gradient.empty() ? "" : " (" + r.worst_gradient + ")") << ", two "
+            << r.max_gradient_difference << (r.worst_gradient.empty() ? "" : " (" + r.worst_gradient + ")")
+            << ", median " << r.median_gradient_difference << ", two "
             << names.first << " passes " << r.first_repeat_gradient_difference << "\n";
 }
 
@@ -333,6 +334,7 @@ void write_comparison_json(const std::string& path, const ComparisonNames& names
         .member_general("max_loss_difference", r.max_loss_difference)
         .member_general("max_gradient_difference", r.max_gradient_difference)
         .member("worst_gradient", r.worst_gradient)
+        .member_general("median_gradient_difference", r.median_gradient_difference)
         .member_general(std::string(names.first) + "_repeat_gradient_difference", r.first_repeat_gradient_difference)
         .member("cpu", machine.cpu_model)
         .member("date", machine.date_utc);

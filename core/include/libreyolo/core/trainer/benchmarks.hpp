@@ -95,6 +95,7 @@ struct StepComparison {
   double max_loss_difference = 0;     // largest |first - second| relative difference
   double max_gradient_difference = 0; // largest relative difference of any parameter's gradient
   std::string worst_gradient;         // the parameter it was found in
+  double median_gradient_difference = 0; // the median over parameters of the same measure
   // The same measure between two passes of the first session over that batch at the same
   // weights: the noise floor (kernels that accumulate with atomics, e.g. grid_sample's backward,
   // and a matching that follows the last bits), against which max_gradient_difference says
