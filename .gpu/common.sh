@@ -127,3 +127,14 @@ memorise_yoloxs_pairs() {  # EPOCHS CANDIDATE SEED...: YOLOX-s memorisation with
   wait_runs
   memorisation_report "${runs[@]}"
 }
+census() {  # FAMILY SIZE FUSED: the captured step's kernels by name and the roofline's classes (profile run, 60 s at most), stamped
+  local family=$1 size=$2 fused=$3 f
+  timeout 60 $H profile run $W/coco128x8/data.yaml --model $family --size $size --batch 16 workers=16 cache=ram device=0 cuda_graph=true fused_kernels=$fused project=/tmp/runs name=census_$family$size > $W/prof.log 2>&1
+  stamp "profile $family$size $fused rc=$? $(tail -2 $W/prof.log | cut -c1-300)"
+  f=$(find /tmp/runs/census_$family$size* -name profile.json | head -1)
+  [ -n "$f" ] || return 0
+  gzip -c "$f" > $OUT/profile_$family$size.json.gz
+  $H profile kernels "$f" --top 200 > $OUT/kernels_$family$size.txt 2>&1
+  timeout 60 python3 tests/tools/roofline.py --libreyolo $R/libreyolo --family $family --size $size --profile "$f" --markdown > $OUT/roofline_$family$size.md 2>&1
+  tail -14 $OUT/roofline_$family$size.md
+}
