@@ -7,7 +7,7 @@ source .gpu/common.sh
 DEADLINE=${DEADLINE:-560}
 stamp "start"
 cold_start
-timeout 90 build-gpu/bin/libreyolo_unit_tests -tc='*small convolutions*' > $OUT/unit_small.log 2>&1
+timeout 90 build-gpu/bin/libreyolo_unit_tests -tc='*small convolutions*,*aligned channels*' > $OUT/unit_small.log 2>&1
 stamp "small convolution cases rc=$?"; grep -E "MESSAGE|ERROR|values|test cases" $OUT/unit_small.log | cut -c1-300 | head -30
 fits 60 && bench_fused $OUT/small_yolo9t.txt yolo9t small_convolutions
 fits 60 && bench_fused $OUT/wide_yolo9t.txt yolo9t small_convolutions_wide
