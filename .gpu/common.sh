@@ -92,12 +92,19 @@ cudnn_tool() {  # SOURCE NAME [LINES]: a stand-alone probe built against the mac
 }
 fusion_probe() { cudnn_tool tests/tools/cudnn_conv_fusion_probe.cu fusion_probe "$@"; }
 small_conv_probe() { cudnn_tool tests/tools/small_conv_probe.cu small_conv_probe "$@"; }
-ncu_small_conv() {  # after small_conv_probe: Nsight Compute on our kernels' first launches (speed of light, occupancy, warp stalls), 60 s at most
-  local ncu=$(command -v ncu || ls /usr/local/cuda/bin/ncu 2>/dev/null | head -1)
+ncu_small_conv() {  # after small_conv_probe: Nsight Compute on our two kernels' first launches at three shapes (speed of light, occupancy, warp states), 120 s at most
+  local ncu=$(command -v ncu || ls /usr/local/cuda/bin/ncu 2>/dev/null | head -1) kernel
   if [ -z "$ncu" ]; then stamp "ncu: not on this machine"; return; fi
-  timeout 60 $ncu --kernel-name regex:"conv3x3_(forward|weight_grad)" --launch-count 8 --section SpeedOfLight \
-    --section Occupancy --section WarpStateStats /tmp/small_conv_probe > $OUT/ncu_small_conv.txt 2>&1
-  stamp "ncu rc=$?"; grep -E "conv3x3_|Duration|Compute \(SM\) Throughput|Memory Throughput|Achieved Occupancy|Stall|ERR_" $OUT/ncu_small_conv.txt | head -40
+  : > $OUT/ncu_small_conv.txt
+  local shape
+  for shape in 16x80 24x40 32x20; do  # the probe's shapes by name: one ahead of cuDNN, two behind
+    for kernel in conv3x3_forward conv3x3_weight_grad; do  # each its own count: a shared one went to the forwards only
+      timeout 20 $ncu --kernel-name regex:"$kernel" --launch-count 2 --section SpeedOfLight --section Occupancy \
+        --section WarpStateStats /tmp/small_conv_probe $shape >> $OUT/ncu_small_conv.txt 2>&1
+      stamp "ncu $shape $kernel rc=$?"
+    done
+  done
+  grep -E "conv3x3_|Duration|Compute \(SM\) Throughput|Memory Throughput|Achieved Occupancy|Warp Cycles Per Issued|Stall|ERR_" $OUT/ncu_small_conv.txt | cut -c1-160 | head -40
 }
 wait_runs() {  # until every run started by our_train (/tmp/runs/*.pid) has ended, or the DEADLINE nears
   local n f

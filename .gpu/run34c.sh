@@ -6,7 +6,11 @@
 source .gpu/common.sh
 DEADLINE=${DEADLINE:-560}
 stamp "start"
+# Beside the build (the GPU is idle then): where our kernels wait at the shapes where they lose to
+# cuDNN (24 ch 40 x 40, 32 ch 20 x 20) and where they win (16 ch 80 x 80), for the next tuning step.
+(small_conv_probe 20 > $W/probe_summary.txt 2>&1; ncu_small_conv > $W/ncu_summary.txt 2>&1) &
 cold_start
+wait; cat $W/ncu_summary.txt | head -40
 timeout 90 build-gpu/bin/libreyolo_unit_tests -tc='*small convolutions*,*aligned channels*' > $OUT/unit_small.log 2>&1
 stamp "small convolution cases rc=$?"; grep -E "MESSAGE|ERROR|values|test cases" $OUT/unit_small.log | cut -c1-300 | head -30
 fits 60 && bench_fused $OUT/small_yolo9t.txt yolo9t small_convolutions

@@ -268,17 +268,19 @@ void probe_shape(cudnnHandle_t handle, const Shape& s, std::mt19937& rng) {
 
 }  // namespace
 
-int main() {
+// argv[1], where given, keeps only the shapes whose "CxH" name it equals (for Nsight Compute: the
+// kernels of one shape, e.g. "24x40" for 24 channels at 40 x 40).
+int main(int argc, char** argv) {
   cudnnHandle_t handle;
   if (!probe::start_cudnn(handle)) return 1;
   std::mt19937 rng(21);
   // YOLOv9-t's costliest small convolutions at batch 16, 640 px (tests/tools/conv_kernel_breakdown.py).
-  probe_shape(handle, {16, 16, 16, 80, 80}, rng);
-  probe_shape(handle, {16, 24, 24, 40, 40}, rng);
-  probe_shape(handle, {16, 32, 32, 20, 20}, rng);
-  probe_shape(handle, {16, 16, 16, 160, 160}, rng);
-  probe_shape(handle, {16, 32, 32, 80, 80}, rng);
-  probe_shape(handle, {16, 24, 24, 20, 20}, rng);
+  const Shape shapes[] = {{16, 16, 16, 80, 80}, {16, 24, 24, 40, 40}, {16, 32, 32, 20, 20},
+                          {16, 16, 16, 160, 160}, {16, 32, 32, 80, 80}, {16, 24, 24, 20, 20}};
+  for (const auto& s : shapes) {
+    if (argc > 1 && std::to_string(s.c) + "x" + std::to_string(s.h) != argv[1]) continue;
+    probe_shape(handle, s, rng);
+  }
   cudnnDestroy(handle);
   return 0;
 }
