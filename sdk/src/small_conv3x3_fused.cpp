@@ -70,7 +70,7 @@ class FusedSmallConv3x3 : public torch::autograd::Function<FusedSmallConv3x3> {
     // On a second stream where the host routes this layer (weight_gradient_route.hpp): nothing
     // in this backward waits for it.
     if (ctx->needs_input_grad(1)) {
-      grad_weight = sdk::routed_weight_gradient(saved[2], grad_y, x, [&] { return weight_gradient(x, grad_y); });
+      grad_weight = routed_weight_gradient(saved[2], grad_y, x, [&] { return weight_gradient(x, grad_y); });
     }
     return {grad_x, grad_weight};
   }
