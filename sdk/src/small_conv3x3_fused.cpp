@@ -32,41 +32,44 @@ void check_launch(int code, const char* which) {
 
 void* current_stream() { return at::cuda::getCurrentCUDAStream().stream(); }
 
-// y = conv(x) with the prepared taps.
-torch::Tensor convolve(const torch::Tensor& x, const torch::Tensor& taps) {
-  auto y = torch::empty(x.sizes(), x.options().memory_format(kChannelsLast));
-  check_launch(fused::small_conv3x3_forward(shape_of(x), x.data_ptr(), taps.data_ptr(), y.data_ptr(), current_stream()),
-               "forward");
-  return y;
+// The kernels copy 16 bytes at a time: a view may start mid-allocation.
+torch::Tensor aligned16(torch::Tensor t) {
+  return reinterpret_cast<std::uintptr_t>(t.data_ptr()) % 16 == 0 ? t : t.clone(kChannelsLast);
+}
+
+torch::Tensor empty_like_channels_last(const torch::Tensor& x) {
+  return torch::empty(x.sizes(), x.options().memory_format(kChannelsLast));
 }
 
 class FusedSmallConv3x3 : public torch::autograd::Function<FusedSmallConv3x3> {
  public:
   static torch::Tensor forward(AutogradContext* ctx, const torch::Tensor& x, const torch::Tensor& weight) {
     const c10::cuda::CUDAGuard guard(x.device());
-    const auto shape = shape_of(x);
-    const auto prepared = fused::small_conv3x3_prepared_elements(shape);
-    auto taps = torch::empty({prepared}, x.options()), flipped = torch::empty({prepared}, x.options());
-    check_launch(fused::small_conv3x3_prepare(shape, weight.data_ptr(), taps.data_ptr(), flipped.data_ptr(),
+    const auto input = aligned16(x), taps = aligned16(weight);
+    auto y = empty_like_channels_last(x);
+    check_launch(fused::small_conv3x3_forward(shape_of(x), input.data_ptr(), taps.data_ptr(), y.data_ptr(),
                                               current_stream()),
-                 "weight preparation");
-    // The backward reads x (the weight gradient) and the flipped weight (the input gradient);
-    // the weight itself only names the layer to the weight-gradient route.
-    ctx->save_for_backward({x, flipped, weight});
-    return convolve(x, taps);
+                 "forward");
+    // The backward reads x (the weight gradient) and the weight (the input gradient); the weight
+    // also names the layer to the weight-gradient route.
+    ctx->save_for_backward({input, taps, weight});
+    return y;
   }
 
   static variable_list backward(AutogradContext* ctx, variable_list grads) {
     const auto saved = ctx->get_saved_variables();
     const auto& x = saved[0];
-    const auto& flipped = saved[1];
+    const auto& taps = saved[1];
     const c10::cuda::CUDAGuard guard(x.device());
-    // The incoming gradient may be another type or layout: read dense float16 channels-last,
-    // 16-byte aligned (the kernels copy 16 bytes at a time; a view may start mid-allocation).
-    auto grad_y = grads[0].to(torch::kHalf).contiguous(kChannelsLast);
-    if (reinterpret_cast<std::uintptr_t>(grad_y.data_ptr()) % 16 != 0) grad_y = grad_y.clone(kChannelsLast);
+    // The incoming gradient may be another type or layout: read dense float16 channels-last.
+    const auto grad_y = aligned16(grads[0].to(torch::kHalf).contiguous(kChannelsLast));
     torch::Tensor grad_x, grad_weight;
-    if (ctx->needs_input_grad(0)) grad_x = convolve(grad_y, flipped);
+    if (ctx->needs_input_grad(0)) {
+      grad_x = empty_like_channels_last(x);
+      check_launch(fused::small_conv3x3_input_grad(shape_of(x), grad_y.data_ptr(), taps.data_ptr(), grad_x.data_ptr(),
+                                                   current_stream()),
+                   "input gradient");
+    }
     // On a second stream where the host routes this layer (weight_gradient_route.hpp): nothing
     // in this backward waits for it.
     if (ctx->needs_input_grad(1)) {

@@ -14,7 +14,7 @@
 //                  input for all nine taps in registers and adds the result into a float32 buffer
 //                  (one atomic add per element and block), not split-K.
 // Ours are the SDK's launchers (sdk/src/cuda/small_conv3x3_kernels.cu, compiled into the probe)
-// as the autograd function calls them: the forward with its weight preparation, the weight
+// as the autograd function calls them: the forward, the input gradient and the weight
 // gradient with its zeroing and cast. Times are CUDA-event means over 50 runs; values are
 // compared with cuDNN's, relative to each result's largest magnitude; then a sweep of band heights
 // and grids around the launchers' choices. cuDNN's legacy API here picks slower kernels than
@@ -61,8 +61,8 @@ struct Shape {
 
 struct Device {
   __half *x, *w_krsc, *y, *dy, *dx, *dw_krsc;         // cuDNN's tensors (NHWC, KRSC)
-  __half *w_taps, *w_flipped, *y_ours, *dx_ours, *dw_ours;  // the SDK launchers' (dw KRSC too)
-  float* work;                                        // the weight gradient's float32 sums
+  __half *y_ours, *dx_ours, *dw_ours;  // the SDK launchers' (dw KRSC too)
+  float* work;                         // the weight gradient's float32 sums and arrival count
 };
 
 template <class T>
@@ -160,7 +160,7 @@ Timings time_cudnn(cudnnHandle_t handle, CudnnConv& cd, Device& d) {
 }
 
 // The SDK's launchers (fused::small_conv3x3_*, compiled into this probe), as its autograd function
-// calls them: the forward with its weight preparation, the input gradient, the weight gradient.
+// calls them: the forward, the input gradient, the weight gradient (zeroing included).
 Timings time_ours(const Shape& s, Device& d) {
   const fused::SmallConvShape shape{s.n, s.c, s.h, s.w};
   const auto launched = [](int code) {
@@ -168,10 +168,9 @@ Timings time_ours(const Shape& s, Device& d) {
   };
   Timings t{};
   t.forward = time_ms([&] {
-    launched(fused::small_conv3x3_prepare(shape, d.w_krsc, d.w_taps, d.w_flipped, nullptr));
-    launched(fused::small_conv3x3_forward(shape, d.x, d.w_taps, d.y_ours, nullptr));
+    launched(fused::small_conv3x3_forward(shape, d.x, d.w_krsc, d.y_ours, nullptr));
   }, 50);
-  t.data = time_ms([&] { launched(fused::small_conv3x3_forward(shape, d.dy, d.w_flipped, d.dx_ours, nullptr)); }, 50);
+  t.data = time_ms([&] { launched(fused::small_conv3x3_input_grad(shape, d.dy, d.w_krsc, d.dx_ours, nullptr)); }, 50);
   t.filter = time_ms([&] {
     launched(fused::small_conv3x3_weight_grad(shape, d.x, d.dy, d.work, d.dw_ours, nullptr));
   }, 50);
@@ -193,7 +192,7 @@ void sweep_shape(const Shape& s, Device& d) {
     if (rows == last) continue;
     last = rows;
     int code = 0;
-    const float t = time_ms([&] { code = fused::launch_forward<CH>(shape, d.x, d.w_taps, d.y_ours, nullptr, rows); }, 50);
+    const float t = time_ms([&] { code = fused::launch_forward<CH, false>(shape, d.x, d.w_krsc, d.y_ours, nullptr, rows); }, 50);
     if (code != 0) break;
     std::printf(" %d%s: %.1f", rows, rows == chosen_rows ? "*" : "", t * 1e3f);
   }
@@ -206,8 +205,8 @@ void sweep_shape(const Shape& s, Device& d) {
     for (const int blocks : {sms / 2, sms, 2 * sms, 4 * sms, 1 << 30}) {
       int code = 0;
       const float t = time_ms([&] {
-        CHECK_CUDA(cudaMemsetAsync(d.work, 0, size_t(9) * s.c * s.c * sizeof(float)));
-        code = fused::launch_weight_grad<CH>(shape, d.x, d.dy, d.work, nullptr, rows, blocks);
+        CHECK_CUDA(cudaMemsetAsync(d.work, 0, fused::small_conv3x3_work_elements(shape) * sizeof(float)));
+        code = fused::launch_weight_grad<CH>(shape, d.x, d.dy, d.work, d.dw_ours, nullptr, rows, blocks);
       }, 50);
       if (code != 0) break;
       const bool mine = rows == chosen_grad && blocks == fused::kGradBlocksPerSm * sms;
@@ -227,16 +226,14 @@ void probe_shape(cudnnHandle_t handle, const Shape& s, std::mt19937& rng) {
     std::printf("%dx%dx%dx%d -> %d: not a shape the kernels take\n", s.n, s.c, s.h, s.w, s.k);
     return;
   }
-  const size_t prepared = fused::small_conv3x3_prepared_elements(shape);
   Device d{};
   d.x = device_copy(random_halves(in_count, 1.f, rng));
   d.dy = device_copy(random_halves(out_count, 1.f, rng));
   d.w_krsc = device_copy(w_host);
-  for (__half** p : {&d.w_taps, &d.w_flipped}) CHECK_CUDA(cudaMalloc(p, prepared * sizeof(__half)));
   for (__half** p : {&d.y, &d.y_ours}) CHECK_CUDA(cudaMalloc(p, out_count * sizeof(__half)));
   for (__half** p : {&d.dx, &d.dx_ours}) CHECK_CUDA(cudaMalloc(p, in_count * sizeof(__half)));
   for (__half** p : {&d.dw_krsc, &d.dw_ours}) CHECK_CUDA(cudaMalloc(p, w_count * sizeof(__half)));
-  CHECK_CUDA(cudaMalloc(&d.work, w_count * sizeof(float)));
+  CHECK_CUDA(cudaMalloc(&d.work, fused::small_conv3x3_work_elements(shape) * sizeof(float)));
   CudnnConv cd;
   cd.handle = handle;
   cudnn_setup(cd, s, d);
@@ -259,7 +256,7 @@ void probe_shape(cudnnHandle_t handle, const Shape& s, std::mt19937& rng) {
     default: break;
   }
   for (void* p : {static_cast<void*>(d.x), static_cast<void*>(d.dy), static_cast<void*>(d.w_krsc),
-                  static_cast<void*>(d.w_taps), static_cast<void*>(d.w_flipped), static_cast<void*>(d.y),
+                  static_cast<void*>(d.y),
                   static_cast<void*>(d.y_ours), static_cast<void*>(d.dx), static_cast<void*>(d.dx_ours),
                   static_cast<void*>(d.dw_krsc), static_cast<void*>(d.dw_ours), static_cast<void*>(d.work),
                   cd.workspace})

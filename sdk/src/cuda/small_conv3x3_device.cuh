@@ -86,27 +86,45 @@ __device__ inline void load_band(const __half* x, __half* band, int img, int h0,
   }
 }
 
-// y[n][h][w][k] = sum over taps and channels of x[n][h + dy - 1][w + dx - 1][c] * weight[tap][k][c].
-// weight: [9][KP][CP] float16, zero-padded (KP = k, CP = c rounded up to 16). A block: output rows
-// [blockIdx.x * rows, + rows) of image blockIdx.y, rows * w a multiple of 16; a warp: 16-pixel
-// fragments of them, all KP output channels.
-template <int CP, int KP>
+// The weight as both passes read it, straight from its KRSC layout w[k][tap][c] (no separate
+// preparation launch): shared [9][P][P] float16, row k (the forward's output channel, the input
+// gradient's reduction channel), column c, zeros beyond C either way. C contiguous in both
+// layouts, so 16-byte asynchronous copies (w must be 16-byte aligned; C a multiple of 8).
+template <int C, int P>
+__device__ inline void load_weight(const __half* w, __half* wsm) {
+  constexpr int kChunks = P / 8;
+  for (int i = threadIdx.x; i < 9 * P * kChunks; i += blockDim.x) {
+    const int chunk = i % kChunks, row = i / kChunks % P, tap = i / (kChunks * P);
+    const bool real = row < C && chunk * 8 < C;
+    const __half* src = real ? w + (row * 9 + tap) * C + chunk * 8 : w;
+    copy16_async(reinterpret_cast<uint4*>(wsm) + i, src, real);
+  }
+}
+
+// kInputGradient false: y[n][h][w][k] = sum over taps and channels of
+//   x[n][h + dy - 1][w + dx - 1][c] * weight[k][tap][c];
+// true (x is then the output gradient, y the input gradient): the same with weight[c][8 - tap][k],
+// read transposed from the same shared layout (ldmatrix .trans), so no flipped copy exists.
+// weight: KRSC float16 [C][9][C]. A block: output rows [blockIdx.x * rows, + rows) of image
+// blockIdx.y, rows * w a multiple of 16; a warp: 16-pixel fragments of them, all C output channels.
+template <int C, bool kInputGradient>
 __global__ void conv3x3_forward(const __half* __restrict__ x, const __half* __restrict__ weight, __half* __restrict__ y,
-                                int h, int w, int c, int k, int rows) {
+                                int h, int w, int rows) {
+  constexpr int CP = (C + 15) / 16 * 16;
   extern __shared__ __align__(16) unsigned char shared[];
   __half* band = reinterpret_cast<__half*>(shared);
   __half* wsm = band + (rows + 2) * (w + 2) * CP;
   const int img = blockIdx.y, h0 = blockIdx.x * rows, band_w = w + 2;
-  for (int i = threadIdx.x; i < 9 * KP * CP / 8; i += blockDim.x)
-    copy16_async(reinterpret_cast<uint4*>(wsm) + i, reinterpret_cast<const uint4*>(weight) + i, true);
-  load_band(x, band, img, h0, rows, h, w, c, CP);
+  load_weight<C, CP>(weight, wsm);
+  load_band(x, band, img, h0, rows, h, w, C, CP);
   wait_for_copies();
   __syncthreads();
-  constexpr int kNFrags = KP / 8;
+  constexpr int kNFrags = C / 8;
   const int lane = threadIdx.x % 32, group = lane / 4, pair = (lane % 4) * 2;
   const int matrix = lane / 8, row = lane % 8;
-  // The weight rows this lane names for ldmatrix: output channel nf * 8 + row, channels + 0 or + 8.
-  const __half* b_row = wsm + row * CP + (matrix & 1) * 8;
+  // The weight row this lane names for ldmatrix: the forward's output channel nf * 8 + row,
+  // channels + 0 or + 8; the input gradient's reduction channel kc + lane % 16 (8 of them a matrix).
+  const __half* b_row = kInputGradient ? wsm + (lane % 16) * CP : wsm + row * CP + (matrix & 1) * 8;
   for (int frag = threadIdx.x / 32; frag < rows * w / 16; frag += blockDim.x / 32) {
     float acc[kNFrags][4] = {};
     // The band pixel this lane names: fragment pixel row (+ 8 for matrices 1 and 3), channels + 8
@@ -122,7 +140,11 @@ __global__ void conv3x3_forward(const __half* __restrict__ x, const __half* __re
 #pragma unroll
         for (int nf = 0; nf < kNFrags; ++nf) {
           uint32_t b[2];
-          ldmatrix_x2(b, b_row + (tap * KP + nf * 8) * CP + kc);
+          if constexpr (kInputGradient) {
+            ldmatrix_x2_trans(b, b_row + ((8 - tap) * CP + kc) * CP + nf * 8);
+          } else {
+            ldmatrix_x2(b, b_row + (tap * CP + nf * 8) * CP + kc);
+          }
           mma16816(acc[nf], a, b);
         }
       }
@@ -133,12 +155,29 @@ __global__ void conv3x3_forward(const __half* __restrict__ x, const __half* __re
     for (int nf = 0; nf < kNFrags; ++nf) {
       const int channel = nf * 8 + pair;
       if (h0 + r0 < h)
-        *reinterpret_cast<__half2*>(y + ((static_cast<size_t>(img) * h + h0 + r0) * w + c0) * k + channel) =
+        *reinterpret_cast<__half2*>(y + ((static_cast<size_t>(img) * h + h0 + r0) * w + c0) * C + channel) =
             __floats2half2_rn(acc[nf][0], acc[nf][1]);
       if (h0 + r1 < h)
-        *reinterpret_cast<__half2*>(y + ((static_cast<size_t>(img) * h + h0 + r1) * w + c1) * k + channel) =
+        *reinterpret_cast<__half2*>(y + ((static_cast<size_t>(img) * h + h0 + r1) * w + c1) * C + channel) =
             __floats2half2_rn(acc[nf][2], acc[nf][3]);
     }
+  }
+}
+
+// The last block to arrive (its additions and everyone's made visible by the fences) casts the
+// float32 sums into grad_weight[k][tap][c] = dw[tap][k][c]: the pattern of CUDA's
+// threadFenceReduction sample. The sums are read from L2 (__ldcg), where the atomics landed.
+__device__ inline void finish_if_last(const float* dw, unsigned* arrivals, __half* grad_weight, int k, int c) {
+  __shared__ bool last;
+  __threadfence();
+  __syncthreads();
+  if (threadIdx.x == 0) last = atomicAdd(arrivals, 1u) == gridDim.x - 1;
+  __syncthreads();
+  if (!last) return;
+  __threadfence();
+  for (int i = threadIdx.x; i < 9 * k * c; i += blockDim.x) {
+    const int channel = i % c, tap = i / c % 9, out = i / (9 * c);
+    grad_weight[i] = __float2half(__ldcg(dw + (tap * k + out) * c + channel));
   }
 }
 
@@ -146,13 +185,15 @@ __global__ void conv3x3_forward(const __half* __restrict__ x, const __half* __re
 constexpr int kWeightGradWarps = 8;
 
 // dw[tap][k][c] += sum over the pixels p of dy[p][k] * x[p shifted by tap][c] (float32, zeroed
-// before). M = output channels padded to 16 (KP16), N = input channels (C, a multiple of 8), the
+// before, as is `arrivals`); the block that adds last (counted in `arrivals`) then writes
+// grad_weight[k][tap][c] = dw[tap][k][c] in float16, so no separate launch casts it. M = output channels padded to 16 (KP16), N = input channels (C, a multiple of 8), the
 // reduction over pixels 16 at a time; each warp owns some of the 9 * KP16/16 * C/8 output
 // fragments and keeps them in registers over all the bands its block walks: bands
 // blockIdx.x, + gridDim.x, ... of the batch's `bands` (`bands_per_image` an image, `rows` rows each).
 template <int C, int KP16>
 __global__ void conv3x3_weight_grad(const __half* __restrict__ x, const __half* __restrict__ dy, float* __restrict__ dw,
-                                    int h, int w, int k, int rows, int bands_per_image, int bands) {
+                                    unsigned* arrivals, __half* __restrict__ grad_weight, int h, int w, int k, int rows,
+                                    int bands_per_image, int bands) {
   extern __shared__ __align__(16) unsigned char shared[];
   __half* band = reinterpret_cast<__half*>(shared);  // x with halo: [(rows + 2) * (w + 2)][C]
   __half* grads = band + (rows + 2) * (w + 2) * C;     // dy: [rows * w][KP16], zeros beyond k and h
@@ -209,6 +250,7 @@ __global__ void conv3x3_weight_grad(const __half* __restrict__ x, const __half* 
       if (m < k) atomicAdd(dw + (static_cast<size_t>(tap) * k + m) * C + n, acc[o][e]);
     }
   }
+  finish_if_last(dw, arrivals, grad_weight, k, C);
 }
 
 }  // namespace libreyolo::sdk::fused::small_conv

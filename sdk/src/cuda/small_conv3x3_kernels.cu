@@ -1,6 +1,7 @@
-// Launchers of the small-channel 3x3 convolution (small_conv3x3_kernels.hpp): the band heights,
-// the shared memory each kernel needs, and two small kernels of their own (the weight's layouts,
-// the weight gradient's cast).
+// Launchers of the small-channel 3x3 convolution (small_conv3x3_kernels.hpp): the band heights and
+// the shared memory each kernel needs. Two launches a pass at most: the kernels read the weight
+// in its stored layout and the weight gradient's last block casts it (the thirty-fourth session
+// measured the separate preparation and cast launches as part of what the step lost).
 #include <cuda_runtime.h>
 
 #include <algorithm>
@@ -33,7 +34,8 @@ int rows_for(int64_t width, int target) {
 int64_t padded(int64_t channels) { return (channels + 15) / 16 * 16; }
 
 size_t forward_bytes(const SmallConvShape& s, int rows) {
-  return ((rows + 2) * (s.width + 2) * padded(s.channels) + 9 * s.channels * padded(s.channels)) * sizeof(__half);
+  return ((rows + 2) * (s.width + 2) * padded(s.channels) + 9 * padded(s.channels) * padded(s.channels)) *
+         sizeof(__half);
 }
 
 size_t grad_bytes(const SmallConvShape& s, int rows) {
@@ -67,28 +69,6 @@ int grad_rows(const SmallConvShape& s) {
   return rows_spreading(s, int64_t{kGradBandsPerSm} * multiprocessors(), kGradPixelsLeast, kGradPixelsMost);
 }
 
-// taps[tap][k][c] = w[k][tap][c]; flipped[8 - tap][c][k] = w[k][tap][c]; zeros beyond C.
-__global__ void prepare_kernel(const __half* __restrict__ weight, __half* __restrict__ taps,
-                               __half* __restrict__ flipped, int channels, int cp) {
-  const int total = 9 * channels * cp;
-  for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < total; i += gridDim.x * blockDim.x) {
-    const int inner = i % cp, outer = i / cp % channels, tap = i / (cp * channels);
-    const bool real = inner < channels;
-    // taps: out channel `outer`, in channel `inner`; flipped: out `outer` (x's), in `inner` (y's).
-    taps[i] = real ? weight[(outer * 9 + tap) * channels + inner] : __float2half(0.f);
-    flipped[i] = real ? weight[(inner * 9 + (8 - tap)) * channels + outer] : __float2half(0.f);
-  }
-}
-
-// grad_weight[k][tap][c] = work[tap][k][c], rounded to float16.
-__global__ void finish_kernel(const float* __restrict__ work, __half* __restrict__ grad_weight, int channels) {
-  const int total = 9 * channels * channels;
-  for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < total; i += gridDim.x * blockDim.x) {
-    const int c = i % channels, tap = i / channels % 9, k = i / (9 * channels);
-    grad_weight[i] = __float2half(work[(tap * channels + k) * channels + c]);
-  }
-}
-
 // Once per kernel (a static per instantiation), outside any graph capture in practice (the first
 // step runs eagerly): the most shared memory any shape of small_conv3x3_fits may ask.
 template <auto Kernel>
@@ -104,26 +84,26 @@ dim3 band_grid(const SmallConvShape& s, int rows) {
 }
 
 // The probe (tests/tools/small_conv_probe.cu) calls these two directly to try other band sizes
-// and grids; small_conv3x3_forward and small_conv3x3_weight_grad pass the choices above.
-template <int CH>
-int launch_forward(const SmallConvShape& s, const __half* x, const __half* taps, __half* y, cudaStream_t stream,
+// and grids; small_conv3x3_forward, small_conv3x3_input_grad and small_conv3x3_weight_grad pass
+// the choices above.
+template <int CH, bool kInputGradient>
+int launch_forward(const SmallConvShape& s, const __half* x, const __half* weight, __half* y, cudaStream_t stream,
                    int rows) {
-  constexpr int kCP = (CH + 15) / 16 * 16;
   const size_t bytes = forward_bytes(s, rows);
   if (bytes > kMostSharedBytes || rows * s.width % 16 != 0) return static_cast<int>(cudaErrorInvalidValue);
-  constexpr auto kernel = small_conv::conv3x3_forward<kCP, CH>;
+  constexpr auto kernel = small_conv::conv3x3_forward<CH, kInputGradient>;
   if (const auto allowed = allow_most_shared<kernel>()) return static_cast<int>(allowed);
   const dim3 grid = band_grid(s, rows);
   const int threads = 32 * std::max(1, std::min(8, static_cast<int>(rows * s.width / 16)));
-  kernel<<<grid, threads, bytes, stream>>>(x, taps, y, static_cast<int>(s.height), static_cast<int>(s.width), CH, CH,
-                                           rows);
+  kernel<<<grid, threads, bytes, stream>>>(x, weight, y, static_cast<int>(s.height), static_cast<int>(s.width), rows);
   return static_cast<int>(cudaGetLastError());
 }
 
-// `blocks` blocks walking all bands of `rows` rows (the work buffer zeroed by the caller).
+// `blocks` blocks walking all bands of `rows` rows (the work buffer and its arrival count, just
+// past its 9 * C * C sums, zeroed by the caller).
 template <int CH>
 int launch_weight_grad(const SmallConvShape& s, const __half* x, const __half* grad_y, float* work,
-                       cudaStream_t stream, int rows, int64_t blocks) {
+                       __half* grad_weight, cudaStream_t stream, int rows, int64_t blocks) {
   constexpr int kCP = (CH + 15) / 16 * 16;
   const size_t bytes = grad_bytes(s, rows);
   if (bytes > kMostSharedBytes || rows * s.width % 16 != 0) return static_cast<int>(cudaErrorInvalidValue);
@@ -131,13 +111,27 @@ int launch_weight_grad(const SmallConvShape& s, const __half* x, const __half* g
   if (const auto allowed = allow_most_shared<kernel>()) return static_cast<int>(allowed);
   const int64_t per_image = (s.height + rows - 1) / rows, bands = per_image * s.batch;
   const auto grid = static_cast<unsigned>(std::clamp<int64_t>(blocks, 1, bands));
+  auto* arrivals = reinterpret_cast<unsigned*>(work + 9 * CH * CH);
   kernel<<<grid, 32 * small_conv::kWeightGradWarps, bytes, stream>>>(
-      x, grad_y, work, static_cast<int>(s.height), static_cast<int>(s.width), CH, rows, static_cast<int>(per_image),
-      static_cast<int>(bands));
+      x, grad_y, work, arrivals, grad_weight, static_cast<int>(s.height), static_cast<int>(s.width), CH, rows,
+      static_cast<int>(per_image), static_cast<int>(bands));
   return static_cast<int>(cudaGetLastError());
 }
 
-int blocks_for(int64_t total) { return static_cast<int>(std::min<int64_t>((total + 255) / 256, 1024)); }
+// The forward or the input gradient at the launchers' band height.
+template <bool kInputGradient>
+int convolve(const SmallConvShape& s, const void* x, const void* weight, void* y, void* stream) {
+  const auto* in = static_cast<const __half*>(x);
+  const auto* w = static_cast<const __half*>(weight);
+  auto* out = static_cast<__half*>(y);
+  auto* st = static_cast<cudaStream_t>(stream);
+  switch (s.channels) {
+    case 16: return launch_forward<16, kInputGradient>(s, in, w, out, st, forward_rows(s));
+    case 24: return launch_forward<24, kInputGradient>(s, in, w, out, st, forward_rows(s));
+    case 32: return launch_forward<32, kInputGradient>(s, in, w, out, st, forward_rows(s));
+    default: return static_cast<int>(cudaErrorInvalidValue);
+  }
+}
 
 }  // namespace
 
@@ -149,28 +143,16 @@ bool small_conv3x3_fits(const SmallConvShape& s) {
          grad_bytes(s, rows_for(s.width, kGradPixelsMost)) <= kMostSharedBytes;
 }
 
-int64_t small_conv3x3_prepared_elements(const SmallConvShape& s) { return 9 * s.channels * padded(s.channels); }
-int64_t small_conv3x3_work_elements(const SmallConvShape& s) { return 9 * s.channels * s.channels; }
+// The sums, then one float32-sized slot for the arrival count.
+int64_t small_conv3x3_work_elements(const SmallConvShape& s) { return 9 * s.channels * s.channels + 1; }
 
-int small_conv3x3_prepare(const SmallConvShape& s, const void* weight, void* taps, void* flipped, void* stream) {
-  const int64_t total = small_conv3x3_prepared_elements(s);
-  prepare_kernel<<<blocks_for(total), 256, 0, static_cast<cudaStream_t>(stream)>>>(
-      static_cast<const __half*>(weight), static_cast<__half*>(taps), static_cast<__half*>(flipped),
-      static_cast<int>(s.channels), static_cast<int>(padded(s.channels)));
-  return static_cast<int>(cudaGetLastError());
+int small_conv3x3_forward(const SmallConvShape& s, const void* x, const void* weight, void* y, void* stream) {
+  return convolve<false>(s, x, weight, y, stream);
 }
 
-int small_conv3x3_forward(const SmallConvShape& s, const void* x, const void* taps, void* y, void* stream) {
-  const auto* in = static_cast<const __half*>(x);
-  const auto* w = static_cast<const __half*>(taps);
-  auto* out = static_cast<__half*>(y);
-  auto* st = static_cast<cudaStream_t>(stream);
-  switch (s.channels) {
-    case 16: return launch_forward<16>(s, in, w, out, st, forward_rows(s));
-    case 24: return launch_forward<24>(s, in, w, out, st, forward_rows(s));
-    case 32: return launch_forward<32>(s, in, w, out, st, forward_rows(s));
-    default: return static_cast<int>(cudaErrorInvalidValue);
-  }
+int small_conv3x3_input_grad(const SmallConvShape& s, const void* grad_y, const void* weight, void* grad_x,
+                             void* stream) {
+  return convolve<true>(s, grad_y, weight, grad_x, stream);
 }
 
 int small_conv3x3_weight_grad(const SmallConvShape& s, const void* x, const void* grad_y, float* work,
@@ -182,16 +164,13 @@ int small_conv3x3_weight_grad(const SmallConvShape& s, const void* x, const void
   const auto* gy = static_cast<const __half*>(grad_y);
   const int rows = grad_rows(s);
   const int64_t blocks = int64_t{kGradBlocksPerSm} * multiprocessors();
-  int code = static_cast<int>(cudaErrorInvalidValue);
+  auto* out = static_cast<__half*>(grad_weight);
   switch (s.channels) {
-    case 16: code = launch_weight_grad<16>(s, in, gy, work, st, rows, blocks); break;
-    case 24: code = launch_weight_grad<24>(s, in, gy, work, st, rows, blocks); break;
-    case 32: code = launch_weight_grad<32>(s, in, gy, work, st, rows, blocks); break;
-    default: break;
+    case 16: return launch_weight_grad<16>(s, in, gy, work, out, st, rows, blocks);
+    case 24: return launch_weight_grad<24>(s, in, gy, work, out, st, rows, blocks);
+    case 32: return launch_weight_grad<32>(s, in, gy, work, out, st, rows, blocks);
+    default: return static_cast<int>(cudaErrorInvalidValue);
   }
-  if (code != 0) return code;
-  finish_kernel<<<blocks_for(total), 256, 0, st>>>(work, static_cast<__half*>(grad_weight), static_cast<int>(s.channels));
-  return static_cast<int>(cudaGetLastError());
 }
 
 const char* small_conv3x3_error_text(int code) { return cudaGetErrorString(static_cast<cudaError_t>(code)); }

@@ -16,18 +16,18 @@ struct SmallConvShape {
 
 // Whether the kernels take this shape (channels 16, 24 or 32; their shared memory fits).
 bool small_conv3x3_fits(const SmallConvShape& shape);
-// Elements of one prepared weight ([9][C][C rounded up to 16] float16) and of the weight
-// gradient's float32 work buffer ([9][C][C]).
-int64_t small_conv3x3_prepared_elements(const SmallConvShape& shape);
+// Elements of the weight gradient's float32 work buffer ([9][C][C] sums and an arrival count).
 int64_t small_conv3x3_work_elements(const SmallConvShape& shape);
 
 // All return 0 on success, else the CUDA error code of a launch (text: small_conv3x3_error_text).
-// The weight as the forward reads it (taps) and flipped with its channel roles swapped, as the
-// input gradient reads it; one launch.
-int small_conv3x3_prepare(const SmallConvShape& shape, const void* weight, void* taps, void* flipped, void* stream);
-// y = conv(x); with grad_y for x and the flipped weight for the taps, grad_x.
-int small_conv3x3_forward(const SmallConvShape& shape, const void* x, const void* taps, void* y, void* stream);
-// grad_weight (float16 KRSC) from x and grad_y: the work buffer zeroed, one pass, one cast.
+// The weight and every tensor 16-byte aligned. One launch each:
+// y = conv(x, weight);
+int small_conv3x3_forward(const SmallConvShape& shape, const void* x, const void* weight, void* y, void* stream);
+// grad_x = the input gradient of that convolution, from grad_y and the same weight;
+int small_conv3x3_input_grad(const SmallConvShape& shape, const void* grad_y, const void* weight, void* grad_x,
+                             void* stream);
+// grad_weight (float16 KRSC) from x and grad_y: the work buffer zeroed (a memset), one kernel
+// whose last block casts the sums.
 int small_conv3x3_weight_grad(const SmallConvShape& shape, const void* x, const void* grad_y, float* work,
                               void* grad_weight, void* stream);
 const char* small_conv3x3_error_text(int code);
