@@ -120,20 +120,21 @@ memorisation_report() {  # RUN...: each run's mAP50 and mAP50-95 at every valida
     cp /tmp/runs/$run.log $OUT/memorise_$run.log
   done
 }
-memorise_yoloxs_pairs() {  # EPOCHS CANDIDATE SEED...: YOLOX-s memorisation with and without measured+CANDIDATE, per seed, all side by side (workers=4 each), reported
-  local epochs=$1 candidate=$2 seed runs=(); shift 2
+memorise_pairs() {  # MODEL EPOCHS CANDIDATE SEED...: memorisation with and without measured+CANDIDATE, per seed, all side by side (workers=4 each), reported
+  local model=$1 epochs=$2 candidate=$3 seed runs=(); shift 3
   ln -sfn train2017 $R/coco128/images/val2017; ln -sfn train2017 $R/coco128/labels/val2017
   self_yaml
   local c="data=$W/coco128_self.yaml imgsz=640 batch=16 workers=4 cache=ram device=0 epochs=$epochs eval_interval=$((epochs / 10)) no_aug_epochs=$epochs hsv_prob=0 flip_prob=0 cuda_graph=true"
   rm -f /tmp/runs/*.pid
   for seed in "$@"; do
-    our_train plain_$seed model=yoloxs $c seed=$seed fused_kernels=measured
-    our_train ${candidate}_$seed model=yoloxs $c seed=$seed fused_kernels=measured+$candidate
+    our_train plain_$seed model=$model $c seed=$seed fused_kernels=measured
+    our_train ${candidate}_$seed model=$model $c seed=$seed fused_kernels=measured+$candidate
     runs+=(plain_$seed ${candidate}_$seed)
   done
   wait_runs
   memorisation_report "${runs[@]}"
 }
+memorise_yoloxs_pairs() { memorise_pairs yoloxs "$@"; }  # EPOCHS CANDIDATE SEED...
 census() {  # FAMILY SIZE FUSED: the captured step's kernels by name and the roofline's classes (profile run, 60 s at most), stamped
   local family=$1 size=$2 fused=$3 f
   timeout 60 $H profile run $W/coco128x8/data.yaml --model $family --size $size --batch 16 workers=16 cache=ram device=0 cuda_graph=true fused_kernels=$fused project=/tmp/runs name=census_$family$size > $W/prof.log 2>&1
