@@ -49,13 +49,16 @@ def ldmatrix(mem, addrs, count, trans):
             regs[lane][m] = (rows[2*t][g], rows[2*t+1][g]) if trans else (rows[g][2*t], rows[g][2*t+1])
     return regs
 
-def load_weight(W, C, P):
-    """load_weight: shared [9][P][P], row k, column c, from W[k][tap][c]; zeros beyond C."""
-    wsm = [0.0]*(9*P*P)
-    for tap in range(9):
-        for row in range(C):
-            for col in range(C):
-                wsm[(tap*P + row)*P + col] = W[(row*9 + tap)*C + col]
+def load_weight(W, C, P, rows):
+    """load_weight<C, P, rows>: shared [9][P][P], row k, column c, from W[k][tap][c], 8 halves a
+    copy; zeros beyond C; rows past `rows` never written (None, so a read of one fails)."""
+    wsm = [None]*(9*P*P)
+    chunks = P//8
+    for i in range(9*rows*chunks):
+        chunk, row, tap = i % chunks, i // chunks % rows, i // (chunks*rows)
+        for e in range(8):
+            col = chunk*8 + e
+            wsm[(tap*P + row)*P + col] = W[(row*9 + tap)*C + col] if row < C and col < C else 0.0
     return wsm
 
 def forward(x, W, n, h, w, C, rows, input_gradient, grid):
@@ -70,7 +73,7 @@ def forward(x, W, n, h, w, C, rows, input_gradient, grid):
         for bnd in range(block, bands, min(grid, bands)):
             img, h0 = bnd // per_image, (bnd % per_image)*rows
             band = load_band(x, img, h0, rows, h, w, c, CP)
-            wsm = load_weight(W, C, CP)
+            wsm = load_weight(W, C, CP, CP if input_gradient else C)
             for frag in range(rows*w//16):
                 acc = [[[0.0]*4 for _ in range(32)] for _ in range(NF)]
                 a_row, b_row = [], []

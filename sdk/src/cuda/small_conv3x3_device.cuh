@@ -90,15 +90,17 @@ __device__ inline void load_band(const __half* x, __half* band, int img, int h0,
 // The weight as both passes read it, straight from its KRSC layout w[k][tap][c] (no separate
 // preparation launch): shared [9][P][P] float16, row k (the forward's output channel, the input
 // gradient's reduction channel), column c, zeros beyond C either way. C contiguous in both
-// layouts, so 16-byte asynchronous copies (w must be 16-byte aligned; C a multiple of 8).
-template <int C, int P>
+// layouts, so 16-byte asynchronous copies (w must be 16-byte aligned; C a multiple of 8). Only
+// the first kRows rows of each tap are filled: the forward reads rows below C only, the input
+// gradient all P (the padded reduction channels must be zeros).
+template <int C, int P, int kRows>
 __device__ inline void load_weight(const __half* w, __half* wsm) {
   constexpr int kChunks = P / 8;
-  for (int i = threadIdx.x; i < 9 * P * kChunks; i += blockDim.x) {
-    const int chunk = i % kChunks, row = i / kChunks % P, tap = i / (kChunks * P);
+  for (int i = threadIdx.x; i < 9 * kRows * kChunks; i += blockDim.x) {
+    const int chunk = i % kChunks, row = i / kChunks % kRows, tap = i / (kChunks * kRows);
     const bool real = row < C && chunk * 8 < C;
     const __half* src = real ? w + (row * 9 + tap) * C + chunk * 8 : w;
-    copy16_async(reinterpret_cast<uint4*>(wsm) + i, src, real);
+    copy16_async(reinterpret_cast<uint4*>(wsm + (tap * P + row) * P) + chunk, src, real);
   }
 }
 
@@ -169,7 +171,7 @@ __global__ void conv3x3_forward(const __half* __restrict__ x, const __half* __re
   extern __shared__ __align__(16) unsigned char shared[];
   __half* band = reinterpret_cast<__half*>(shared);
   __half* wsm = band + (rows + 2) * (w + 2) * CP;
-  load_weight<C, CP>(weight, wsm);
+  load_weight<C, CP, kInputGradient ? CP : C>(weight, wsm);
   for (int b = blockIdx.x; b < bands; b += gridDim.x) {
     const int img = b / bands_per_image, h0 = (b % bands_per_image) * rows;
     __syncthreads();  // the previous band's readers are done
