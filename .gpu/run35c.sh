@@ -1,0 +1,16 @@
+# Cold (carry .devkit and .reference; export OUT DEADLINE=560). The small convolutions' probe and
+# Nsight Compute FIRST, alone (run34c/run35a ran them beside the build, whose CPU load made the
+# probe's per-call times, means of back-to-back launches of 6-27 us kernels, incomparable), then
+# the build, whole ctest, and small_convolutions in YOLOv9-t's step with 2b7e5d3 (the weight
+# gradient's last block loading before it stores), end to end if the step gains.
+source .gpu/common.sh
+DEADLINE=${DEADLINE:-560}
+stamp "start"
+small_conv_probe 20 > $W/probe_summary.txt 2>&1; head -40 $OUT/small_conv_probe.txt
+ncu_small_conv
+cold_start
+fits 60 && bench_fused $OUT/small_yolo9t.txt yolo9t small_convolutions
+if grep -qE "speedup 1\.0[0-9]*[1-9]" $OUT/small_yolo9t.txt 2>/dev/null; then
+  e2e_yolo9t measured measured+small_convolutions measured measured+small_convolutions
+fi
+stamp "end"
