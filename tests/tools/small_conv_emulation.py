@@ -61,17 +61,16 @@ def load_weight(W, C, P, rows):
             wsm[(tap*P + row)*P + col] = W[(row*9 + tap)*C + col] if row < C and col < C else 0.0
     return wsm
 
-def forward(x, W, n, h, w, C, rows, input_gradient, grid):
-    """conv3x3_forward<C, input_gradient> on W (KRSC), `grid` blocks walking the bands."""
+def forward(x, W, n, h, w, C, rows, input_gradient):
+    """conv3x3_forward<C, input_gradient> on W (KRSC), a block per band."""
     CP = (C + 15)//16*16
     c = k = C
     y = [None] * (n*h*w*k)
     band_w = w + 2
     NF = C//8
-    per_image = (h + rows - 1)//rows; bands = per_image*n
-    for block in range(min(grid, bands)):  # the grid-stride walk: block takes bands block, + grid, ...
-        for bnd in range(block, bands, min(grid, bands)):
-            img, h0 = bnd // per_image, (bnd % per_image)*rows
+    for img in range(n):  # blockIdx.y
+        for bx in range((h + rows - 1)//rows):  # blockIdx.x
+            h0 = bx*rows
             band = load_band(x, img, h0, rows, h, w, c, CP)
             wsm = load_weight(W, C, CP, CP if input_gradient else C)
             for frag in range(rows*w//16):
@@ -202,9 +201,9 @@ def check(CH, n, h, w, grid=3, grad_pixels=48):
     dy = [random.uniform(-1,1) for _ in range(n*h*w*k)]
     W = [random.uniform(-1,1) for _ in range(k*9*c)]
     rows = rows_for(w, 32); rows_g = rows_for(w, grad_pixels)
-    y = forward(x, W, n, h, w, CH, rows, False, grid)
+    y = forward(x, W, n, h, w, CH, rows, False)
     yr = reference_forward(x, W, n, h, w, c, k)
-    dx = forward(dy, W, n, h, w, CH, rows, True, 1 << 40)
+    dx = forward(dy, W, n, h, w, CH, rows, True)
     dxr = reference_dgrad(dy, W, n, h, w, c, k)
     dwt = weight_grad(x, dy, n, h, w, k, rows_g, CH, CP, grid)
     dw = finish(dwt, k, c)

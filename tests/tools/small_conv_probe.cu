@@ -185,21 +185,16 @@ template <int CH>
 void sweep_shape(const Shape& s, Device& d) {
   const fused::SmallConvShape shape{s.n, s.c, s.h, s.w};
   const int sms = fused::multiprocessors(), chosen_rows = fused::forward_rows(shape), chosen_grad = fused::grad_rows(shape);
-  std::printf("  forward (rows x blocks: us; blocks walking the bands, \"all\" one per band):");
+  std::printf("  forward (rows: us):");
   int last = 0;
   for (const int pixels : {16, 32, 48, 64, 80, 96, 128, 160, 240, 320}) {
     const int rows = fused::rows_for(s.w, pixels);
     if (rows == last) continue;
     last = rows;
-    for (const int64_t blocks : {int64_t{sms}, int64_t{2} * sms, int64_t{4} * sms, fused::kOneBlockPerBand}) {
-      int code = 0;
-      const float t = time_ms(
-          [&] { code = fused::launch_forward<CH, false>(shape, d.x, d.w_krsc, d.y_ours, nullptr, rows, blocks); }, 50);
-      if (code != 0) break;
-      const bool all = blocks == fused::kOneBlockPerBand;
-      std::printf(" %dx%s%s: %.1f", rows, all ? "all" : std::to_string(blocks).c_str(),
-                  rows == chosen_rows && all ? "*" : "", t * 1e3f);
-    }
+    int code = 0;
+    const float t = time_ms([&] { code = fused::launch_forward<CH, false>(shape, d.x, d.w_krsc, d.y_ours, nullptr, rows); }, 50);
+    if (code != 0) break;
+    std::printf(" %d%s: %.1f", rows, rows == chosen_rows ? "*" : "", t * 1e3f);
   }
   std::printf("\n  weight gradient (rows x blocks: us):");
   last = 0;

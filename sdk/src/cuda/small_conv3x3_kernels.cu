@@ -78,26 +78,24 @@ cudaError_t allow_most_shared() {
   return allowed;
 }
 
-// A grid as large as the bands (launch_forward clamps it to them).
-constexpr int64_t kOneBlockPerBand = int64_t{1} << 40;
+// A block per band of `rows` output rows, per image.
+dim3 band_grid(const SmallConvShape& s, int rows) {
+  return dim3(static_cast<unsigned>((s.height + rows - 1) / rows), static_cast<unsigned>(s.batch));
+}
 
 // The probe (tests/tools/small_conv_probe.cu) calls these two directly to try other band sizes
 // and grids; small_conv3x3_forward, small_conv3x3_input_grad and small_conv3x3_weight_grad pass
 // the choices above.
-// `blocks` blocks walking the batch's bands of `rows` rows (at most one per band; the launchers
-// pass one per band).
 template <int CH, bool kInputGradient>
 int launch_forward(const SmallConvShape& s, const __half* x, const __half* weight, __half* y, cudaStream_t stream,
-                   int rows, int64_t blocks) {
+                   int rows) {
   const size_t bytes = forward_bytes(s, rows);
   if (bytes > kMostSharedBytes || rows * s.width % 16 != 0) return static_cast<int>(cudaErrorInvalidValue);
   constexpr auto kernel = small_conv::conv3x3_forward<CH, kInputGradient>;
   if (const auto allowed = allow_most_shared<kernel>()) return static_cast<int>(allowed);
-  const int64_t per_image = (s.height + rows - 1) / rows, bands = per_image * s.batch;
-  const auto grid = static_cast<unsigned>(std::clamp<int64_t>(blocks, 1, bands));
+  const dim3 grid = band_grid(s, rows);
   const int threads = 32 * std::max(1, std::min(8, static_cast<int>(rows * s.width / 16)));
-  kernel<<<grid, threads, bytes, stream>>>(x, weight, y, static_cast<int>(s.height), static_cast<int>(s.width), rows,
-                                           static_cast<int>(per_image), static_cast<int>(bands));
+  kernel<<<grid, threads, bytes, stream>>>(x, weight, y, static_cast<int>(s.height), static_cast<int>(s.width), rows);
   return static_cast<int>(cudaGetLastError());
 }
 
@@ -129,9 +127,9 @@ int convolve(const SmallConvShape& s, const void* x, const void* weight, void* y
   auto* st = static_cast<cudaStream_t>(stream);
   const int rows = forward_rows(s);
   switch (s.channels) {
-    case 16: return launch_forward<16, kInputGradient>(s, in, w, out, st, rows, kOneBlockPerBand);
-    case 24: return launch_forward<24, kInputGradient>(s, in, w, out, st, rows, kOneBlockPerBand);
-    case 32: return launch_forward<32, kInputGradient>(s, in, w, out, st, rows, kOneBlockPerBand);
+    case 16: return launch_forward<16, kInputGradient>(s, in, w, out, st, rows);
+    case 24: return launch_forward<24, kInputGradient>(s, in, w, out, st, rows);
+    case 32: return launch_forward<32, kInputGradient>(s, in, w, out, st, rows);
     default: return static_cast<int>(cudaErrorInvalidValue);
   }
 }
