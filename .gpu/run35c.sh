@@ -1,8 +1,10 @@
 # Cold (carry .devkit and .reference; export OUT DEADLINE=560). The small convolutions' probe and
 # Nsight Compute FIRST, alone (run34c/run35a ran them beside the build, whose CPU load made the
 # probe's per-call times, means of back-to-back launches of 6-27 us kernels, incomparable), then
-# the build, whole ctest, and small_convolutions in YOLOv9-t's step with 2b7e5d3 (the weight
-# gradient's last block loading before it stores), end to end if the step gains.
+# the build, whole ctest, and small_convolutions in YOLOv9-t's step, end to end if the step gains.
+# The kernels as the thirty-fifth session left them, not yet run: the forward without the band walk
+# (run35a's 16-channel forward took 16 us in Nsight Compute against 10.1 the session before) and
+# the weight gradient's last block loading before it stores.
 source .gpu/common.sh
 DEADLINE=${DEADLINE:-560}
 stamp "start"
