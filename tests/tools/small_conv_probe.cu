@@ -15,7 +15,8 @@
 //                  (one atomic add per element and block), not split-K.
 // Ours are the SDK's launchers (sdk/src/cuda/small_conv3x3_kernels.cu, compiled into the probe)
 // as the autograd function calls them: the forward, the input gradient and the weight
-// gradient with its zeroing and cast. Times are CUDA-event means over 50 runs; values are
+// gradient with its zeroing and cast. Times are CUDA-event means over 50 runs queued behind a
+// kernel that holds the stream (so they are the GPU's, not the host's launch rate); values are
 // compared with cuDNN's, relative to each result's largest magnitude; then a sweep of band heights
 // and grids around the launchers' choices. cuDNN's legacy API here picks slower kernels than
 // PyTorch's (the thirty-third session: 144.6 us for a forward PyTorch's cuDNN runs in about 10 us);
@@ -80,12 +81,22 @@ std::vector<__half> random_halves(size_t count, float scale, std::mt19937& rng) 
   return v;
 }
 
+// Holds the stream for `cycles` clock cycles: time_ms queues its runs behind it, so the GPU runs
+// them back to back however slowly the host launches (a build beside the probe made the host the
+// limit for kernels of 6-27 us in the thirty-fifth session).
+__global__ void hold_stream(long long cycles) {
+  const long long start = clock64();
+  while (clock64() - start < cycles) {
+  }
+}
+
 float time_ms(const std::function<void()>& work, int runs) {
   work();
   CHECK_CUDA(cudaDeviceSynchronize());
   cudaEvent_t start, stop;
   CHECK_CUDA(cudaEventCreate(&start));
   CHECK_CUDA(cudaEventCreate(&stop));
+  hold_stream<<<1, 1>>>(20'000'000);  // about 10 ms at 2 GHz, 14 at the 1.44 GHz Nsight locks
   CHECK_CUDA(cudaEventRecord(start));
   for (int i = 0; i < runs; ++i) work();
   CHECK_CUDA(cudaEventRecord(stop));
