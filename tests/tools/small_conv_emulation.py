@@ -105,9 +105,10 @@ def forward(x, W, n, h, w, C, rows, input_gradient):
                             y[base], y[base+1] = acc[nf][lane][2], acc[nf][lane][3]
     return y
 
-def weight_grad(x, dy, n, h, w, k, rows, C, KP16, grid):
-    """The kernel's grid-stride walk: block b takes bands b, b + grid, ...; one add per block."""
-    dw = [0.0] * (9*k*C)
+def weight_grad(x, dy, n, h, w, k, rows, C, KP16, grid, replicas):
+    """The kernel's grid-stride walk: block b takes bands b, b + grid, ...; one add per block, into
+    copy b % replicas of the sums."""
+    dw = [0.0] * (replicas*9*k*C)
     band_w = w + 2
     KM, KN = KP16//16, C//8
     KF = 9*KM*KN; WARPS = 8; OWNED = (KF + WARPS - 1)//WARPS
@@ -146,15 +147,16 @@ def weight_grad(x, dy, n, h, w, k, rows, C, KP16, grid):
                     m0, n0 = mf*16 + group, nf*8 + pair
                     for e in range(4):
                         m = m0 + (8 if e >= 2 else 0); nn = n0 + (e & 1)
-                        if m < k: dw[(tap*k + m)*C + nn] += acc[warp][o][lane][e]
+                        if m < k: dw[(block % replicas)*9*k*C + (tap*k + m)*C + nn] += acc[warp][o][lane][e]
     return dw
 
-def finish(dw, k, c):
-    """finish_if_last's cast: grad_weight[i] (KRSC) from the [tap][k][c] sums."""
-    out = [0.0]*(9*k*c)
-    for i in range(9*k*c):
+def finish(dw, k, c, replicas):
+    """finish_if_last's cast: grad_weight[i] (KRSC) from the copies of the [tap][k][c] sums."""
+    total = 9*k*c
+    out = [0.0]*total
+    for i in range(total):
         channel, tap, o = i % c, i // c % 9, i // (9*c)
-        out[i] = dw[(tap*k + o)*c + channel]
+        out[i] = sum(dw[r*total + (tap*k + o)*c + channel] for r in range(replicas))
     return out
 
 def neighbours(n, h, w):
@@ -194,7 +196,7 @@ def rows_for(w, target):
     while rows*w % 16: rows += 1
     return rows
 
-def check(CH, n, h, w, grid=3, grad_pixels=48):
+def check(CH, n, h, w, grid=3, grad_pixels=48, replicas=1):
     CP = (CH + 15)//16*16
     c = k = CH
     x = [random.uniform(-1,1) for _ in range(n*h*w*c)]
@@ -205,16 +207,17 @@ def check(CH, n, h, w, grid=3, grad_pixels=48):
     yr = reference_forward(x, W, n, h, w, c, k)
     dx = forward(dy, W, n, h, w, CH, rows, True)
     dxr = reference_dgrad(dy, W, n, h, w, c, k)
-    dwt = weight_grad(x, dy, n, h, w, k, rows_g, CH, CP, grid)
-    dw = finish(dwt, k, c)
+    dwt = weight_grad(x, dy, n, h, w, k, rows_g, CH, CP, grid, replicas)
+    dw = finish(dwt, k, c, replicas)
     dwr = reference_wgrad(x, dy, n, h, w, c, k)
     err = lambda a, b: max(abs(p - q) for p, q in zip(a, b))
     unwritten = sum(v is None for v in y)
-    print(f"CH={CH} {n}x{h}x{w} rows={rows}/{rows_g} grid={grid}: forward {err(y, yr):.2e}, input grad {err(dx, dxr):.2e}, weight grad {err(dw, dwr):.2e}; unwritten {unwritten}")
+    print(f"CH={CH} {n}x{h}x{w} rows={rows}/{rows_g} grid={grid} copies={replicas}: forward {err(y, yr):.2e}, input grad {err(dx, dxr):.2e}, weight grad {err(dw, dwr):.2e}; unwritten {unwritten}")
     # float64 sums in another order: anything beyond 1e-9 is an index wrong somewhere.
     return unwritten == 0 and max(err(y, yr), err(dx, dxr), err(dw, dwr)) < 1e-9
 
 results = [check(16, 1, 6, 8), check(24, 1, 5, 8), check(32, 1, 4, 4),
-           check(24, 3, 5, 8, grid=2, grad_pixels=16)]  # blocks walking five and four bands, partial last bands
+           check(24, 3, 5, 8, grid=2, grad_pixels=16),  # blocks walking five and four bands, partial last bands
+           check(16, 2, 4, 8, grid=3, grad_pixels=16, replicas=2)]  # three blocks' sums in two copies
 if not all(results):
     raise SystemExit("small_conv_emulation: the transcribed kernels disagree with the direct convolutions")

@@ -44,6 +44,9 @@
 namespace {
 
 namespace fused = libreyolo::sdk::fused;
+// The most copies of the weight gradient's sums the sweep tries (fused::kGradReplicas is the
+// launchers' choice).
+constexpr int kMostReplicas = 8;
 
 #define CHECK_CUDNN(x)                                                                \
   do {                                                                                \
@@ -207,25 +210,36 @@ void sweep_shape(const Shape& s, Device& d) {
     if (code != 0) break;
     std::printf(" %d%s: %.1f", rows, rows == chosen_rows ? "*" : "", t * 1e3f);
   }
-  std::printf("\n  weight gradient (rows x blocks: us):");
+  std::printf("\n  weight gradient (rows x blocks / copies of the sums: us):");
   last = 0;
+  const size_t work_bytes = (size_t(kMostReplicas) * 9 * s.c * s.c + 1) * sizeof(float);
   for (const int pixels : {32, 64, 128, 160, 320, 640}) {
     const int rows = fused::rows_for(s.w, pixels);
     if (rows == last) continue;
     last = rows;
     for (const int blocks : {sms / 2, sms, 2 * sms, 4 * sms, 1 << 30}) {
-      int code = 0;
-      const float t = time_ms([&] {
-        CHECK_CUDA(cudaMemsetAsync(d.work, 0, fused::small_conv3x3_work_elements(shape) * sizeof(float)));
-        code = fused::launch_weight_grad<CH>(shape, d.x, d.dy, d.work, d.dw_ours, nullptr, rows, blocks);
-      }, 50);
-      if (code != 0) break;
-      const bool mine = rows == chosen_grad && blocks == fused::kGradBlocksPerSm * sms;
-      std::printf(" %dx%s%s: %.1f", rows, blocks == (1 << 30) ? "all" : std::to_string(blocks).c_str(), mine ? "*" : "",
-                  t * 1e3f);
+      for (const int replicas : {1, kMostReplicas}) {
+        int code = 0;
+        const float t = time_ms([&] {
+          CHECK_CUDA(cudaMemsetAsync(d.work, 0, work_bytes));
+          code = fused::launch_weight_grad<CH>(shape, d.x, d.dy, d.work, d.dw_ours, nullptr, rows, blocks, replicas);
+        }, 50);
+        if (code != 0) break;
+        const bool mine = rows == chosen_grad && blocks == fused::kGradBlocksPerSm * sms && replicas == fused::kGradReplicas;
+        std::printf(" %dx%s/%d%s: %.1f", rows, blocks == (1 << 30) ? "all" : std::to_string(blocks).c_str(), replicas,
+                    mine ? "*" : "", t * 1e3f);
+      }
     }
   }
   std::printf("\n");
+  // The copies summed right: the launchers' band height and grid with the most copies, against cuDNN.
+  const size_t w_count = size_t(s.c) * 9 * s.c;
+  CHECK_CUDA(cudaMemset(d.work, 0, work_bytes));
+  if (fused::launch_weight_grad<CH>(shape, d.x, d.dy, d.work, d.dw_ours, nullptr, chosen_grad,
+                                    int64_t{fused::kGradBlocksPerSm} * sms, kMostReplicas) == 0) {
+    std::printf("  weight gradient with %d copies against cuDNN: %.2e (relative)\n", kMostReplicas,
+                probe::largest_relative(probe::host_copy(d.dw_ours, w_count), probe::host_copy(d.dw_krsc, w_count)));
+  }
 }
 
 void probe_shape(cudnnHandle_t handle, const Shape& s, std::mt19937& rng) {
@@ -244,7 +258,9 @@ void probe_shape(cudnnHandle_t handle, const Shape& s, std::mt19937& rng) {
   for (__half** p : {&d.y, &d.y_ours}) CHECK_CUDA(cudaMalloc(p, out_count * sizeof(__half)));
   for (__half** p : {&d.dx, &d.dx_ours}) CHECK_CUDA(cudaMalloc(p, in_count * sizeof(__half)));
   for (__half** p : {&d.dw_krsc, &d.dw_ours}) CHECK_CUDA(cudaMalloc(p, w_count * sizeof(__half)));
-  CHECK_CUDA(cudaMalloc(&d.work, fused::small_conv3x3_work_elements(shape) * sizeof(float)));
+  CHECK_CUDA(cudaMalloc(&d.work, std::max<size_t>(fused::small_conv3x3_work_elements(shape),
+                                                   size_t(kMostReplicas) * 9 * s.c * s.c + 1) *
+                                      sizeof(float)));
   CudnnConv cd;
   cd.handle = handle;
   cudnn_setup(cd, s, d);

@@ -11,8 +11,9 @@
 //                        transposed, the taps reversed);
 //   conv3x3_weight_grad  each block walks bands (a grid-stride loop): a band's output gradient
 //                        times its shifted input for all nine taps, kept in registers across its
-//                        bands, then added into a float32 buffer (one atomic add per element and
-//                        block: the sums' order varies between runs).
+//                        bands, then added into one of a few float32 copies of the result (one
+//                        atomic add per element and block: the sums' order varies between runs);
+//                        the last block sums the copies into the float16 gradient.
 // Fragments come from shared memory by ldmatrix (one instruction per 8x8 matrix set instead of a
 // load per register or per half). tests/tools/small_conv_emulation.py checks the index arithmetic
 // in Python, ldmatrix's lane layout included.
@@ -182,9 +183,11 @@ __global__ void conv3x3_forward(const __half* __restrict__ x, const __half* __re
 // The last block to arrive (its additions and everyone's made visible by the fences) casts the
 // float32 sums into grad_weight[k][tap][c] = dw[tap][k][c]: the pattern of CUDA's
 // threadFenceReduction sample. The sums are read from L2 (__ldcg), where the atomics landed,
-// kInFlight loads a thread before any store: the stores may alias the sums as far as the compiler
-// knows, so a plain loop would wait out one L2 round trip per element (9 to 36 a thread).
-__device__ inline void finish_if_last(const float* dw, unsigned* arrivals, __half* grad_weight, int k, int c) {
+// kInFlight elements a thread (each the sum of its `replicas` copies) loaded before any store: the
+// stores may alias the sums as far as the compiler knows, so a plain loop would wait out one L2
+// round trip per element (9 to 36 a thread).
+__device__ inline void finish_if_last(const float* dw, unsigned* arrivals, __half* grad_weight, int k, int c,
+                                      int replicas) {
   constexpr int kInFlight = 12;
   __shared__ bool last;
   __threadfence();
@@ -200,7 +203,8 @@ __device__ inline void finish_if_last(const float* dw, unsigned* arrivals, __hal
     for (int j = 0; j < kInFlight; ++j) {
       const int i = first + j * blockDim.x;
       const int channel = i % c, tap = i / c % 9, out = i / (9 * c);
-      sums[j] = i < total ? __ldcg(dw + (tap * k + out) * c + channel) : 0.f;
+      sums[j] = 0.f;
+      for (int r = 0; i < total && r < replicas; ++r) sums[j] += __ldcg(dw + r * total + (tap * k + out) * c + channel);
     }
 #pragma unroll
     for (int j = 0; j < kInFlight; ++j) {
@@ -214,15 +218,17 @@ __device__ inline void finish_if_last(const float* dw, unsigned* arrivals, __hal
 constexpr int kWeightGradWarps = 8;
 
 // dw[tap][k][c] += sum over the pixels p of dy[p][k] * x[p shifted by tap][c] (float32, zeroed
-// before, as is `arrivals`); the block that adds last (counted in `arrivals`) then writes
-// grad_weight[k][tap][c] = dw[tap][k][c] in float16, so no separate launch casts it. M = output channels padded to 16 (KP16), N = input channels (C, a multiple of 8), the
+// before, as is `arrivals`), in `replicas` copies of dw (block b adds into copy b % replicas, so
+// fewer blocks contend for each address); the block that adds last (counted in `arrivals`) then
+// writes grad_weight[k][tap][c] = the copies' sum in float16, so no separate launch casts it.
+// M = output channels padded to 16 (KP16), N = input channels (C, a multiple of 8), the
 // reduction over pixels 16 at a time; each warp owns some of the 9 * KP16/16 * C/8 output
 // fragments and keeps them in registers over all the bands its block walks: bands
 // blockIdx.x, + gridDim.x, ... of the batch's `bands` (`bands_per_image` an image, `rows` rows each).
 template <int C, int KP16>
 __global__ void conv3x3_weight_grad(const __half* __restrict__ x, const __half* __restrict__ dy, float* __restrict__ dw,
                                     unsigned* arrivals, __half* __restrict__ grad_weight, int h, int w, int k, int rows,
-                                    int bands_per_image, int bands) {
+                                    int bands_per_image, int bands, int replicas) {
   extern __shared__ __align__(16) unsigned char shared[];
   __half* band = reinterpret_cast<__half*>(shared);  // x with halo: [(rows + 2) * (w + 2)][C]
   __half* grads = band + (rows + 2) * (w + 2) * C;     // dy: [rows * w][KP16], zeros beyond k and h
@@ -268,6 +274,7 @@ __global__ void conv3x3_weight_grad(const __half* __restrict__ x, const __half* 
       }
     }
   }
+  float* mine = dw + static_cast<size_t>(blockIdx.x % replicas) * 9 * k * C;
 #pragma unroll
   for (int o = 0; o < kOwned; ++o) {
     const int frag = warp + o * kWeightGradWarps;
@@ -276,10 +283,10 @@ __global__ void conv3x3_weight_grad(const __half* __restrict__ x, const __half* 
     const int m0 = mf * 16 + group, n0 = nf * 8 + pair;
     for (int e = 0; e < 4; ++e) {
       const int m = m0 + (e >= 2 ? 8 : 0), n = n0 + (e & 1);
-      if (m < k) atomicAdd(dw + (static_cast<size_t>(tap) * k + m) * C + n, acc[o][e]);
+      if (m < k) atomicAdd(mine + (static_cast<size_t>(tap) * k + m) * C + n, acc[o][e]);
     }
   }
-  finish_if_last(dw, arrivals, grad_weight, k, C);
+  finish_if_last(dw, arrivals, grad_weight, k, C, replicas);
 }
 
 }  // namespace libreyolo::sdk::fused::small_conv

@@ -23,6 +23,9 @@ namespace {
 // multiprocessor took up to twice as long; a block per band, up to 1.8 times).
 constexpr int kForwardPixelsMost = 160, kForwardPixelsLeast = 64, kForwardBlocksPerSm = 4;
 constexpr int kGradPixelsMost = 320, kGradPixelsLeast = 64, kGradBandsPerSm = 1, kGradBlocksPerSm = 4;
+// Copies of the weight gradient's float32 sums the blocks spread their atomic adds over (block b
+// adds into copy b % kGradReplicas). One, as measured so far; the probe's sweep tries more.
+constexpr int kGradReplicas = 1;
 constexpr size_t kMostSharedBytes = 96 * 1024;
 
 int rows_for(int64_t width, int target) {
@@ -99,11 +102,11 @@ int launch_forward(const SmallConvShape& s, const __half* x, const __half* weigh
   return static_cast<int>(cudaGetLastError());
 }
 
-// `blocks` blocks walking all bands of `rows` rows (the work buffer and its arrival count, just
-// past its 9 * C * C sums, zeroed by the caller).
+// `blocks` blocks walking all bands of `rows` rows, adding into `replicas` copies of the sums (the
+// work buffer: the copies, 9 * C * C floats each, then the arrival count, zeroed by the caller).
 template <int CH>
 int launch_weight_grad(const SmallConvShape& s, const __half* x, const __half* grad_y, float* work,
-                       __half* grad_weight, cudaStream_t stream, int rows, int64_t blocks) {
+                       __half* grad_weight, cudaStream_t stream, int rows, int64_t blocks, int replicas) {
   constexpr int kCP = (CH + 15) / 16 * 16;
   const size_t bytes = grad_bytes(s, rows);
   if (bytes > kMostSharedBytes || rows * s.width % 16 != 0) return static_cast<int>(cudaErrorInvalidValue);
@@ -111,10 +114,10 @@ int launch_weight_grad(const SmallConvShape& s, const __half* x, const __half* g
   if (const auto allowed = allow_most_shared<kernel>()) return static_cast<int>(allowed);
   const int64_t per_image = (s.height + rows - 1) / rows, bands = per_image * s.batch;
   const auto grid = static_cast<unsigned>(std::clamp<int64_t>(blocks, 1, bands));
-  auto* arrivals = reinterpret_cast<unsigned*>(work + 9 * CH * CH);
+  auto* arrivals = reinterpret_cast<unsigned*>(work + replicas * 9 * CH * CH);
   kernel<<<grid, 32 * small_conv::kWeightGradWarps, bytes, stream>>>(
       x, grad_y, work, arrivals, grad_weight, static_cast<int>(s.height), static_cast<int>(s.width), CH, rows,
-      static_cast<int>(per_image), static_cast<int>(bands));
+      static_cast<int>(per_image), static_cast<int>(bands), replicas);
   return static_cast<int>(cudaGetLastError());
 }
 
@@ -144,8 +147,10 @@ bool small_conv3x3_fits(const SmallConvShape& s) {
          grad_bytes(s, rows_for(s.width, kGradPixelsMost)) <= kMostSharedBytes;
 }
 
-// The sums, then one float32-sized slot for the arrival count.
-int64_t small_conv3x3_work_elements(const SmallConvShape& s) { return 9 * s.channels * s.channels + 1; }
+// The sums' copies, then one float32-sized slot for the arrival count.
+int64_t small_conv3x3_work_elements(const SmallConvShape& s) {
+  return kGradReplicas * 9 * s.channels * s.channels + 1;
+}
 
 int small_conv3x3_forward(const SmallConvShape& s, const void* x, const void* weight, void* y, void* stream) {
   return convolve<false>(s, x, weight, y, stream);
@@ -167,9 +172,9 @@ int small_conv3x3_weight_grad(const SmallConvShape& s, const void* x, const void
   const int64_t blocks = int64_t{kGradBlocksPerSm} * multiprocessors();
   auto* out = static_cast<__half*>(grad_weight);
   switch (s.channels) {
-    case 16: return launch_weight_grad<16>(s, in, gy, work, out, st, rows, blocks);
-    case 24: return launch_weight_grad<24>(s, in, gy, work, out, st, rows, blocks);
-    case 32: return launch_weight_grad<32>(s, in, gy, work, out, st, rows, blocks);
+    case 16: return launch_weight_grad<16>(s, in, gy, work, out, st, rows, blocks, kGradReplicas);
+    case 24: return launch_weight_grad<24>(s, in, gy, work, out, st, rows, blocks, kGradReplicas);
+    case 32: return launch_weight_grad<32>(s, in, gy, work, out, st, rows, blocks, kGradReplicas);
     default: return static_cast<int>(cudaErrorInvalidValue);
   }
 }
