@@ -4,8 +4,9 @@
 # back-to-back launches of 6-27 us kernels, incomparable) no longer sets them. Then the whole
 # ctest, and small_convolutions in YOLOv9-t's step, end to end if the step gains. The kernels as
 # the thirty-fifth session left them, not yet run: the forward without the band walk (run35a's
-# 16-channel forward took 16 us in Nsight Compute against 10.1 the session before) and the
-# weight gradient's last block loading before it stores.
+# 16-channel forward took 16 us in Nsight Compute against 10.1 the session before), the weight
+# gradient's last block loading before it stores, and the sweep's copies of the weight gradient's
+# sums (1 or 8; if 8 wins at YOLOv9-t's shapes, kGradReplicas is the lever to try in the step).
 source .gpu/common.sh
 DEADLINE=${DEADLINE:-560}
 stamp "start"
