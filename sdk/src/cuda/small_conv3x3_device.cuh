@@ -11,9 +11,10 @@
 //                        transposed, the taps reversed);
 //   conv3x3_weight_grad  each block walks bands (a grid-stride loop): a band's output gradient
 //                        times its shifted input for all nine taps, kept in registers across its
-//                        bands, then added into one of a few float32 copies of the result (one
-//                        atomic add per element and block: the sums' order varies between runs);
-//                        the last block sums the copies into the float16 gradient.
+//                        bands, then added into one of `replicas` float32 copies of the result
+//                        (the launchers: one; one atomic add per element and block, so the sums'
+//                        order varies between runs); the last block sums the copies into the
+//                        float16 gradient.
 // Fragments come from shared memory by ldmatrix (one instruction per 8x8 matrix set instead of a
 // load per register or per half). tests/tools/small_conv_emulation.py checks the index arithmetic
 // in Python, ldmatrix's lane layout included.
