@@ -59,11 +59,15 @@ const char* const kFusedKernelNames[] = {
 // 2026-12-05; docs/fused-kernels.md). Not BatchNorm + SiLU everywhere (the step slower), nor for
 // the large activations only (batch_norm_silu_large: 1.011x in YOLOv9-t's step, in the default for
 // one session, taken out on 2026-12-06 when YOLOv9-t's memorisation check came out lower with it,
-// 0.760-0.853 mAP50 in four runs against 0.846-0.872 in three without).
+// 0.760-0.853 mAP50 in four runs against 0.846-0.872 in three without). And YOLOv9's 16-channel
+// 3x3 convolutions on the SDK's kernels (small_convolutions, within rounding: YOLOv9-t's step
+// 1.013x and 1.023x, end to end +2.3% and +2.0% on an H100 in two sessions, memorisation over four
+// seeds -0.6% of the default's mean mAP50; 2026-12-06). Not at 24 and 32 channels (slower).
 const char* const kMeasuredFasterKernels[] = {
     "avg_pool_2x2",  "max_pool_same", "linear_assignment", "deform_sampling",  "weight_casts",
     "task_aligned_metric", "task_aligned_selection", "simota_cost", "simota_selection", "weight_grad_stream",
-    "block_tails",   "dense_slices",  "box_dfl_loss",    "class_bce",        "half_upsample"};
+    "block_tails",   "dense_slices",  "box_dfl_loss",    "class_bce",        "half_upsample",
+    "small_convolutions"};
 
 std::atomic<FusedKernels> policy{FusedKernels::off};
 std::mutex only_mutex;
