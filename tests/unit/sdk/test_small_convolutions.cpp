@@ -55,16 +55,11 @@ TEST_CASE("small convolutions: a refused input runs the convolution's own forwar
   auto conv = make_conv(16, 16);
   const auto x = torch::randn({2, 16, 9, 11}).contiguous(torch::MemoryFormat::ChannelsLast);
   CHECK(torch::equal(sdk::conv3x3_small(conv, x), conv->forward(x)));
-  {
-    const PolicyGuard measured(sdk::FusedKernels::measured);  // 16 channels in the default since 2026-12-06
-    CHECK(sdk::fused_kernel_allowed("small_convolutions"));
-    CHECK_FALSE(sdk::fused_kernel_allowed("small_convolutions_wide"));
-  }
 }
 
 TEST_CASE("small convolutions: small_convolutions takes 16 channels, small_convolutions_wide 24 and 32 too") {
   {
-    const PolicyGuard measured(sdk::FusedKernels::measured);  // the default: 16 channels only
+    const PolicyGuard measured(sdk::FusedKernels::measured);  // the default since 2026-12-06: 16 only
     CHECK(sdk::conv3x3_small_allowed(16));
     CHECK_FALSE(sdk::conv3x3_small_allowed(24));
     CHECK_FALSE(sdk::conv3x3_small_allowed(32));
