@@ -3,10 +3,10 @@
 #include <libreyolo/sdk/avg_pool_2x2.hpp>
 #include <libreyolo/sdk/batch_norm_silu.hpp>
 #include <libreyolo/sdk/block_tails.hpp>
+#include <libreyolo/sdk/convolutions.hpp>
 #include <libreyolo/sdk/dense_slices.hpp>
 #include <libreyolo/sdk/max_pool_same.hpp>
 #include <libreyolo/sdk/side_by_side.hpp>
-#include <libreyolo/sdk/small_convolutions.hpp>
 #include <libreyolo/sdk/stacked_convolutions.hpp>
 #include <torch/torch.h>
 
@@ -29,14 +29,14 @@ ConvImpl::ConvImpl(int64_t in_channels, int64_t out_channels, int64_t kernel_siz
 
 torch::Tensor ConvImpl::forward(const torch::Tensor& x) {
   // batch_norm_silu is silu(bn(x)) exactly unless fused_kernels=auto picks the fused kernel.
-  // conv3x3_small is conv->forward(x) unless small_convolutions picks the SDK's kernels.
-  const auto y = sdk::conv3x3_small(conv, x);
+  // convolve is conv->forward(x) unless the policy picks one of the SDK's convolution kernels.
+  const auto y = sdk::convolve(conv, x);
   return activation_ ? sdk::batch_norm_silu(bn, y) : bn->forward(y);
 }
 
 torch::Tensor ConvImpl::forward_plus(const torch::Tensor& x, const torch::Tensor& residual) {
   if (!activation_) return forward(x) + residual;
-  return sdk::batch_norm_silu_add(bn, sdk::conv3x3_small(conv, x), residual);
+  return sdk::batch_norm_silu_add(bn, sdk::convolve(conv, x), residual);
 }
 
 RepConvNImpl::RepConvNImpl(int64_t in_channels, int64_t out_channels, int64_t stride, int64_t groups) {

@@ -8,9 +8,9 @@
 #include <cstdint>
 #include <mutex>
 
+#include "convolution_precision.hpp"
 #include "explicit_padding.hpp"
 #include "fused_choice_log.hpp"
-#include "libreyolo/sdk/compat.hpp"
 #include "libreyolo/sdk/fused_kernels.hpp"
 #include "small_conv3x3_fused.hpp"
 
@@ -36,19 +36,12 @@ std::string geometry_refusal(const torch::nn::Conv2dImpl& conv) {
   return "";
 }
 
-// Whether the convolution would run in float16: under CUDA autocast, if autocast's type is
-// float16 (whatever x's type); outside it, if x and the weight are float16.
-bool runs_in_half(const torch::nn::Conv2dImpl& conv, const torch::Tensor& x) {
-  if (compat::cuda_autocast_enabled()) return compat::cuda_autocast_dtype() == torch::kHalf;
-  return x.scalar_type() == torch::kHalf && conv.weight.scalar_type() == torch::kHalf;
-}
-
 // What the input must be.
 std::string input_refusal(const torch::nn::Conv2dImpl& conv, const torch::Tensor& x) {
   if (auto unavailable = fused_small_conv3x3_unavailable(); !unavailable.empty()) return unavailable;
   if (!x.is_cuda()) return "x is not on a CUDA device";
   if (x.dim() != 4 || x.size(1) != conv.options.in_channels()) return "x is not [N, C, H, W] of the convolution's C";
-  if (!runs_in_half(conv, x)) return "the convolution would not run in float16 (the kernels' type)";
+  if (!detail::runs_in_half(conv, x)) return "the convolution would not run in float16 (the kernels' type)";
   if (!x.is_contiguous(kChannelsLast)) return "x is not channels-last";
   // The kernels copy 16 bytes at a time (a view starting mid-allocation may not be aligned).
   if (x.scalar_type() == torch::kHalf && reinterpret_cast<std::uintptr_t>(x.data_ptr()) % 16 != 0)

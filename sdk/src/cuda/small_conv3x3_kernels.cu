@@ -5,8 +5,8 @@
 #include <cuda_runtime.h>
 
 #include <algorithm>
-#include <atomic>
 
+#include "multiprocessors.cuh"
 #include "small_conv3x3_device.cuh"
 #include "small_conv3x3_kernels.hpp"
 
@@ -43,19 +43,6 @@ size_t forward_bytes(const SmallConvShape& s, int rows) {
 
 size_t grad_bytes(const SmallConvShape& s, int rows) {
   return ((rows + 2) * (s.width + 2) * s.channels + rows * s.width * padded(s.channels)) * sizeof(__half);
-}
-
-// The current device's multiprocessors (asked once per device; 132 on an H100 SXM).
-int multiprocessors() {
-  static std::atomic<int> known[64] = {};
-  int device = 0;
-  if (cudaGetDevice(&device) != cudaSuccess || device < 0 || device >= 64) return 132;
-  int count = known[device].load();
-  if (count == 0) {
-    if (cudaDeviceGetAttribute(&count, cudaDevAttrMultiProcessorCount, device) != cudaSuccess || count <= 0) count = 132;
-    known[device].store(count);
-  }
-  return count;
 }
 
 // Rows per band: the band that spreads the batch's pixels over `blocks` bands, within [least, most].

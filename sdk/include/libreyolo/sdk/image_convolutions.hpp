@@ -1,0 +1,37 @@
+#pragma once
+// A network's first convolution, 3x3 over the image's three channels, on the SDK's kernels
+// (fused_kernels=image_convolutions; docs/fused-kernels.md, "Image convolutions").
+//
+// cuDNN cannot run its fast kernels on rows of three float16 channels, so every call of a stem
+// convolution first copies the image into eight padded channels, and under autocast the float32
+// image is first cast to float16: YOLOv9-t's stem takes about 0.44 ms of an H100 step for a
+// convolution whose memory floor is about 0.05 ms (docs/benchmarks.md). The SDK's kernels gather
+// each output pixel's 27 taps straight from the image through its strides (any layout, float32 or
+// float16, each value rounded to float16 as autocast's cast would) and run the convolution and its
+// weight gradient as small GEMMs on tensor cores, for exactly: 3 input channels, 3x3, stride 1 or
+// 2, padding 1, no dilation, groups or bias, 16, 32 or 64 output channels, under CUDA float16
+// autocast (or a float16 weight), an input that needs no gradient (an image). Everything else is
+// the convolution's own forward. The weight gradient's float32 sums are added per block with
+// atomics (not the same bits from run to run); where the host runs weight gradients on a second
+// stream, this one goes there too (weight_gradient_route.hpp).
+
+#include <torch/nn/modules/conv.h>
+#include <torch/types.h>
+
+#include <string>
+
+#include "libreyolo/sdk/export.hpp"
+
+namespace libreyolo::sdk {
+
+// conv->forward(x), or the SDK's kernels where the policy allows image_convolutions and
+// conv3x3_image_refusal(conv, x) is empty.
+LIBREYOLO_SDK_API torch::Tensor conv3x3_image(torch::nn::Conv2d& conv, const torch::Tensor& x);
+
+// Whether conv3x3_image would run the SDK's kernels for (conv, x) under the policy now.
+LIBREYOLO_SDK_API bool conv3x3_image_chosen(const torch::nn::Conv2dImpl& conv, const torch::Tensor& x);
+
+// Why the kernels would not take (conv, x), whatever the policy ("" when they would).
+LIBREYOLO_SDK_API std::string conv3x3_image_refusal(const torch::nn::Conv2dImpl& conv, const torch::Tensor& x);
+
+}  // namespace libreyolo::sdk
