@@ -4,6 +4,7 @@
 // holds it in a c10::variant and 2.x in a std::variant: the unqualified visit below finds each
 // one's own visit through the variant's namespace.
 
+#include <torch/enum.h>
 #include <torch/nn/modules/conv.h>
 
 namespace libreyolo::sdk::detail {
@@ -20,6 +21,13 @@ const torch::ExpandingArray<2>* explicit_padding(const Variant& padding) {
   ExplicitPadding finder;
   visit(finder, padding);
   return finder.found;
+}
+
+// Whether a convolution pads by exactly one zero on every side (what the SDK's 3x3 kernels take).
+inline bool zero_padding_one(const torch::nn::Conv2dOptions& options) {
+  const auto* padding = explicit_padding(options.padding());
+  return padding != nullptr && (**padding)[0] == 1 && (**padding)[1] == 1 &&
+         torch::enumtype::get_enum_name(options.padding_mode()) == "kZeros";
 }
 
 }  // namespace libreyolo::sdk::detail

@@ -2,7 +2,6 @@
 // fused_kernels policy.
 #include "libreyolo/sdk/image_convolutions.hpp"
 
-#include <torch/enum.h>
 #include <torch/torch.h>
 
 #include <mutex>
@@ -27,10 +26,7 @@ std::string geometry_refusal(const torch::nn::Conv2dImpl& conv) {
   const auto stride = (*o.stride())[0];
   if (stride != (*o.stride())[1] || (stride != 1 && stride != 2)) return "not stride 1 or 2 both ways";
   if ((*o.dilation())[0] != 1 || (*o.dilation())[1] != 1) return "dilated";
-  const auto* padding = detail::explicit_padding(o.padding());
-  if (padding == nullptr || (**padding)[0] != 1 || (**padding)[1] != 1 ||
-      torch::enumtype::get_enum_name(o.padding_mode()) != "kZeros")
-    return "not zero padding 1";
+  if (!detail::zero_padding_one(o)) return "not zero padding 1";
   if (o.groups() != 1 || o.transposed() || conv.bias.defined()) return "grouped, transposed or with a bias";
   const auto k = o.out_channels();
   if (k != 16 && k != 32 && k != 64) return "not 16, 32 or 64 output channels";

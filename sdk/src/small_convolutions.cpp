@@ -2,7 +2,6 @@
 // under the fused_kernels policy.
 #include "libreyolo/sdk/small_convolutions.hpp"
 
-#include <torch/enum.h>
 #include <torch/torch.h>
 
 #include <cstdint>
@@ -25,10 +24,7 @@ std::string geometry_refusal(const torch::nn::Conv2dImpl& conv) {
   if ((*o.kernel_size())[0] != 3 || (*o.kernel_size())[1] != 3) return "not 3x3";
   if ((*o.stride())[0] != 1 || (*o.stride())[1] != 1 || (*o.dilation())[0] != 1 || (*o.dilation())[1] != 1)
     return "strided or dilated";
-  const auto* padding = detail::explicit_padding(o.padding());
-  if (padding == nullptr || (**padding)[0] != 1 || (**padding)[1] != 1 ||
-      torch::enumtype::get_enum_name(o.padding_mode()) != "kZeros")
-    return "not zero padding 1";
+  if (!detail::zero_padding_one(o)) return "not zero padding 1";
   if (o.groups() != 1 || o.transposed() || conv.bias.defined()) return "grouped, transposed or with a bias";
   if (o.in_channels() != o.out_channels()) return "input and output channels differ";
   const auto c = o.in_channels();

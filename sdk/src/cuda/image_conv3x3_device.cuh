@@ -21,6 +21,7 @@
 
 #include <cstdint>
 
+#include "last_block.cuh"
 #include "tensor_core_fragments.cuh"
 
 namespace libreyolo::sdk::fused::image_conv {
@@ -131,13 +132,7 @@ __global__ void __launch_bounds__(kThreads)
 // (__ldcg), where the atomics landed, four a thread before any store.
 __device__ inline void finish_if_last(const float* dw, unsigned* arrivals, __half* grad_weight, int total) {
   constexpr int kInFlight = 4;
-  __shared__ bool last;
-  __threadfence();
-  __syncthreads();
-  if (threadIdx.x == 0) last = atomicAdd(arrivals, 1u) == gridDim.x - 1;
-  __syncthreads();
-  if (!last) return;
-  __threadfence();
+  if (!arrived_last(arrivals)) return;
   for (int first = threadIdx.x; first < total; first += blockDim.x * kInFlight) {
     float sums[kInFlight];
 #pragma unroll

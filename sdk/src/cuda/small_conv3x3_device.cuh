@@ -22,6 +22,7 @@
 
 #include <cstdint>
 
+#include "last_block.cuh"
 #include "tensor_core_fragments.cuh"
 
 namespace libreyolo::sdk::fused::small_conv {
@@ -149,13 +150,7 @@ __global__ void conv3x3_forward(const __half* __restrict__ x, const __half* __re
 __device__ inline void finish_if_last(const float* dw, unsigned* arrivals, __half* grad_weight, int k, int c,
                                       int replicas) {
   constexpr int kInFlight = 12;
-  __shared__ bool last;
-  __threadfence();
-  __syncthreads();
-  if (threadIdx.x == 0) last = atomicAdd(arrivals, 1u) == gridDim.x - 1;
-  __syncthreads();
-  if (!last) return;
-  __threadfence();
+  if (!arrived_last(arrivals)) return;
   const int total = 9 * k * c;
   for (int first = threadIdx.x; first < total; first += blockDim.x * kInFlight) {
     float sums[kInFlight];
