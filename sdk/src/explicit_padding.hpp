@@ -24,7 +24,7 @@ const torch::ExpandingArray<2>* explicit_padding(const Variant& padding) {
 }
 
 // Whether a convolution pads by exactly one zero on every side (what the SDK's 3x3 kernels take).
-inline bool zero_padding_one(const torch::nn::Conv2dOptions& options) {
+inline bool zero_padding_one(const torch::nn::detail::ConvNdOptions<2>& options) {
   const auto* padding = explicit_padding(options.padding());
   return padding != nullptr && (**padding)[0] == 1 && (**padding)[1] == 1 &&
          torch::enumtype::get_enum_name(options.padding_mode()) == "kZeros";
