@@ -49,13 +49,16 @@ std::string input_refusal(const torch::nn::Conv2dImpl& conv, const torch::Tensor
 
 }  // namespace
 
+// The first decision on a suitable convolution is logged once.
 bool conv3x3_image_chosen(const torch::nn::Conv2dImpl& conv, const torch::Tensor& x) {
   if (!fused_kernel_allowed(kPolicyName) || !geometry_refusal(conv).empty()) return false;
-  // The first decision on a suitable convolution is logged once.
   const auto refusal = input_refusal(conv, x);
+  // Logged from the first training call (gradients on): the model summary's FLOP count runs an
+  // evaluation forward outside autocast first, whose refusal would misname what training runs.
   static std::once_flag once;
-  log_first_fused_choice(once, refusal, "fused_kernels: the image convolution runs the SDK's CUDA kernels",
-                         "fused_kernels: the image convolution runs PyTorch's (cuDNN's on a GPU)");
+  if (torch::GradMode::is_enabled())
+    log_first_fused_choice(once, refusal, "fused_kernels: the image convolution runs the SDK's CUDA kernels",
+                           "fused_kernels: the image convolution runs PyTorch's (cuDNN's on a GPU)");
   return refusal.empty();
 }
 

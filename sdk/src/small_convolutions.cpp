@@ -60,9 +60,12 @@ constexpr ChannelsPolicy kChannelsPolicies[] = {{"small_convolutions", false}, {
 bool chosen(const torch::nn::Conv2dImpl& conv, const torch::Tensor& x) {
   if (!conv3x3_small_allowed(conv.options.in_channels()) || !geometry_refusal(conv).empty()) return false;
   const auto refusal = input_refusal(conv, x);
+  // Logged from the first training call (gradients on): the model summary's FLOP count runs an
+  // evaluation forward outside autocast first, whose refusal would misname what training runs.
   static std::once_flag once;
-  log_first_fused_choice(once, refusal, "fused_kernels: small 3x3 convolutions run the SDK's CUDA kernels",
-                         "fused_kernels: small 3x3 convolutions run PyTorch's (cuDNN's on a GPU)");
+  if (torch::GradMode::is_enabled())
+    log_first_fused_choice(once, refusal, "fused_kernels: small 3x3 convolutions run the SDK's CUDA kernels",
+                           "fused_kernels: small 3x3 convolutions run PyTorch's (cuDNN's on a GPU)");
   return refusal.empty();
 }
 
