@@ -3,6 +3,7 @@
 #include <libreyolo/sdk/aligned_channels.hpp>
 #include <libreyolo/sdk/batch_norm_silu.hpp>
 #include <libreyolo/sdk/block_tails.hpp>
+#include <libreyolo/sdk/image_convolutions.hpp>
 #include <libreyolo/sdk/max_pool_same.hpp>
 #include <libreyolo/sdk/side_by_side.hpp>
 #include <torch/torch.h>
@@ -97,6 +98,8 @@ Focus::Focus(int64_t in_channels, int64_t out_channels, int64_t kernel_size) {
 }
 
 torch::Tensor Focus::forward(const torch::Tensor& x) {
+  // Under image_convolutions the SDK's kernels read the image's phases directly: no 12-channel tensor.
+  if (sdk::focus_conv3x3_chosen(*conv->conv, x)) return sdk::batch_norm_silu(conv->bn, sdk::focus_conv3x3(conv->conv, x));
   const int64_t h = x.size(2), w = x.size(3);
   const auto top = x.slice(2, 0, h, 2), bottom = x.slice(2, 1, h, 2);
   const auto top_left = top.slice(3, 0, w, 2), top_right = top.slice(3, 1, w, 2);

@@ -21,7 +21,7 @@ using torch::autograd::variable_list;
 
 constexpr auto kChannelsLast = torch::MemoryFormat::ChannelsLast;
 
-fused::ImageConvShape shape_of(const torch::Tensor& x, int64_t out_channels, int64_t stride) {
+fused::ImageConvShape shape_of(const torch::Tensor& x, int64_t out_channels, int64_t stride, bool focus) {
   fused::ImageConvShape s;
   s.batch = x.size(0);
   s.height = x.size(2);
@@ -33,6 +33,7 @@ fused::ImageConvShape shape_of(const torch::Tensor& x, int64_t out_channels, int
   s.stride_h = x.stride(2);
   s.stride_w = x.stride(3);
   s.half_input = x.scalar_type() == torch::kHalf;
+  s.focus = focus;
   return s;
 }
 
@@ -51,12 +52,12 @@ torch::Tensor aligned16(torch::Tensor t) {
 class FusedImageConv3x3 : public torch::autograd::Function<FusedImageConv3x3> {
  public:
   static torch::Tensor forward(AutogradContext* ctx, const torch::Tensor& x, const torch::Tensor& weight,
-                               int64_t stride) {
+                               int64_t stride, bool focus) {
     const c10::cuda::CUDAGuard guard(x.device());
     const auto taps = aligned16(weight);
-    const auto shape = shape_of(x, weight.size(0), stride);
-    const auto out_height = fused::image_conv3x3_out_size(shape.height, stride);
-    const auto out_width = fused::image_conv3x3_out_size(shape.width, stride);
+    const auto shape = shape_of(x, weight.size(0), stride, focus);
+    const auto out_height = fused::image_conv3x3_out_size(shape.height, stride, focus);
+    const auto out_width = fused::image_conv3x3_out_size(shape.width, stride, focus);
     auto y = torch::empty({shape.batch, shape.out_channels, out_height, out_width},
                           weight.options().memory_format(kChannelsLast));
     check_launch(fused::image_conv3x3_forward(shape, x.data_ptr(), taps.data_ptr(), y.data_ptr(), current_stream()),
@@ -65,6 +66,7 @@ class FusedImageConv3x3 : public torch::autograd::Function<FusedImageConv3x3> {
     // weight-gradient route by the weight.
     ctx->save_for_backward({x, weight});
     ctx->saved_data["stride"] = stride;
+    ctx->saved_data["focus"] = focus;
     return y;
   }
 
@@ -73,6 +75,7 @@ class FusedImageConv3x3 : public torch::autograd::Function<FusedImageConv3x3> {
     const auto& x = saved[0];
     const auto& weight = saved[1];
     const auto stride = ctx->saved_data["stride"].toInt();
+    const bool focus = ctx->saved_data["focus"].toBool();
     const c10::cuda::CUDAGuard guard(x.device());
     TORCH_CHECK(!ctx->needs_input_grad(0), "image 3x3 convolution: the kernels compute no gradient for the image "
                                            "(conv3x3_image_refusal refuses an input that needs one)");
@@ -80,10 +83,10 @@ class FusedImageConv3x3 : public torch::autograd::Function<FusedImageConv3x3> {
     const auto grad_y = aligned16(grads[0].to(torch::kHalf).contiguous(kChannelsLast));
     torch::Tensor grad_weight;
     if (ctx->needs_input_grad(1)) {
-      const auto shape = shape_of(x, weight.size(0), stride);
+      const auto shape = shape_of(x, weight.size(0), stride, focus);
       grad_weight = routed_weight_gradient(weight, grad_y, x, [&] { return weight_gradient(shape, x, grad_y); });
     }
-    return {torch::Tensor(), grad_weight, torch::Tensor()};
+    return {torch::Tensor(), grad_weight, torch::Tensor(), torch::Tensor()};
   }
 
  private:
@@ -91,7 +94,8 @@ class FusedImageConv3x3 : public torch::autograd::Function<FusedImageConv3x3> {
   static torch::Tensor weight_gradient(const fused::ImageConvShape& shape, const torch::Tensor& x,
                                        const torch::Tensor& grad_y) {
     auto work = torch::empty({fused::image_conv3x3_work_elements(shape)}, grad_y.options().dtype(torch::kFloat32));
-    auto grad_weight = torch::empty({shape.out_channels, 3, 3, 3}, grad_y.options().memory_format(kChannelsLast));
+    auto grad_weight = torch::empty({shape.out_channels, shape.focus ? 12 : 3, 3, 3},
+                                    grad_y.options().memory_format(kChannelsLast));
     check_launch(fused::image_conv3x3_weight_grad(shape, x.data_ptr(), grad_y.data_ptr(), work.data_ptr<float>(),
                                                   grad_weight.data_ptr(), current_stream()),
                  "weight gradient");
@@ -103,25 +107,29 @@ class FusedImageConv3x3 : public torch::autograd::Function<FusedImageConv3x3> {
 
 std::string fused_image_conv3x3_unavailable() { return ""; }
 
-bool fused_image_conv3x3_fits(int64_t batch, int64_t height, int64_t width, int64_t out_channels, int64_t stride) {
+bool fused_image_conv3x3_fits(int64_t batch, int64_t height, int64_t width, int64_t out_channels, int64_t stride,
+                              bool focus) {
   fused::ImageConvShape s;
   s.batch = batch;
   s.height = height;
   s.width = width;
   s.out_channels = out_channels;
   s.stride = stride;
+  s.focus = focus;
   return fused::image_conv3x3_fits(s);
 }
 
-torch::Tensor fused_image_conv3x3(const torch::Tensor& x, const torch::Tensor& weight, int64_t stride) {
+torch::Tensor fused_image_conv3x3(const torch::Tensor& x, const torch::Tensor& weight, int64_t stride, bool focus) {
   TORCH_CHECK(x.is_cuda() && x.dim() == 4 && x.size(1) == 3 &&
                   (x.scalar_type() == torch::kHalf || x.scalar_type() == torch::kFloat32),
               "fused_image_conv3x3: x must be a float32 or float16 CUDA tensor [N, 3, H, W], got ", x.sizes(), " ",
               x.scalar_type(), " on ", x.device());
+  const int64_t in_channels = focus ? 12 : 3;
   TORCH_CHECK(weight.scalar_type() == torch::kHalf && weight.is_contiguous(kChannelsLast) && weight.dim() == 4 &&
-                  weight.size(1) == 3 && weight.size(2) == 3 && weight.size(3) == 3,
-              "fused_image_conv3x3: the weight must be float16 channels-last [K, 3, 3, 3], got ", weight.sizes());
-  return FusedImageConv3x3::apply(x, weight, stride);
+                  weight.size(1) == in_channels && weight.size(2) == 3 && weight.size(3) == 3,
+              "fused_image_conv3x3: the weight must be float16 channels-last [K, ", in_channels, ", 3, 3], got ",
+              weight.sizes());
+  return FusedImageConv3x3::apply(x, weight, stride, focus);
 }
 
 }  // namespace libreyolo::sdk

@@ -1,9 +1,10 @@
 // Image convolutions (image_convolutions.hpp, fused_kernels=image_convolutions): a network's first
-// convolution, 3x3 over the image's three channels, on the SDK's kernels. On every build: which
-// convolutions and inputs the kernels refuse and why, that a refusal (every CPU input) is the
-// convolution's own forward bit for bit, and that convolve() picks it. On a GPU: the output and
-// the weight gradient against cuDNN's under float16 autocast, for each output channel count, both
-// strides, odd sizes, partial tiles and three image layouts; and YOLOv9-t's training pass with
+// convolution, 3x3 over the image's three channels or over a Focus's twelve, on the SDK's kernels.
+// On every build: which convolutions and inputs the kernels refuse and why, that a refusal (every
+// CPU input) is the convolution's own forward bit for bit, and that convolve() picks it. On a GPU:
+// the output and the weight gradient against cuDNN's under float16 autocast (after a Focus:
+// against the concatenated phases convolved), for each output channel count, both strides, odd
+// sizes, partial tiles and three image layouts; and YOLOv9-t's and YOLOX-s's training passes with
 // and without them within float16 rounding.
 #include "../torch_doctest.hpp"
 
@@ -17,6 +18,7 @@
 #include "libreyolo/core/amp/precision_plan.hpp"
 #include "rounding_against_float32.hpp"
 #include "yolo9_detector.hpp"
+#include "yolox_detector.hpp"
 
 namespace sdk = libreyolo::sdk;
 using libreyolo::test::PolicyGuard;
@@ -50,6 +52,24 @@ TEST_CASE("image convolutions: the shapes the kernels refuse, and why") {
     const auto refusal = sdk::conv3x3_image_refusal(*make_conv(3, 32, 3, stride), torch::rand({1, 3, 8, 8}));
     CHECK((refusal.find("CUDA") != std::string::npos || refusal.find("no fused CUDA kernels") != std::string::npos));
   }
+}
+
+TEST_CASE("image convolutions: the Focus's convolutions the kernels refuse, and why") {
+  const auto focus_refused_for = [](torch::nn::Conv2d conv, const char* words) {
+    return sdk::focus_conv3x3_refusal(*conv, torch::rand({1, 3, 8, 8})).find(words) != std::string::npos;
+  };
+  CHECK(focus_refused_for(make_conv(3, 32, 3, 1), "not 12 input channels"));
+  CHECK(focus_refused_for(make_conv(12, 32, 3, 2), "not stride 1"));
+  CHECK(focus_refused_for(make_conv(12, 64, 3, 1), "not 16 or 32 output channels"));
+  CHECK(focus_refused_for(make_conv(12, 32, 1, 1, 0), "not 3x3"));
+  const auto refusal = sdk::focus_conv3x3_refusal(*make_conv(12, 32, 3, 1), torch::rand({1, 3, 8, 8}));
+  CHECK((refusal.find("CUDA") != std::string::npos || refusal.find("no fused CUDA kernels") != std::string::npos));
+  // Not chosen: focus_conv3x3 says so (the family composes its Focus instead).
+  const PolicyGuard on(sdk::FusedKernels::when_built, "image_convolutions");
+  auto conv = make_conv(12, 32, 3, 1);
+  CHECK_FALSE(sdk::focus_conv3x3_chosen(*conv, torch::rand({1, 3, 8, 8})));
+  CHECK_THROWS_WITH_AS(sdk::focus_conv3x3(conv, torch::rand({1, 3, 8, 8})), doctest::Contains("compose the Focus instead"),
+                       c10::Error);
 }
 
 TEST_CASE("image convolutions: a refused input runs the convolution's own forward, bit for bit, through convolve too") {
@@ -129,6 +149,45 @@ void check_against_cudnn(int64_t out_channels, int64_t stride, int64_t height, i
   CHECK(relative_difference(ours.grad_w, theirs.grad_w) < 4e-3);
 }
 
+// YOLOX's Focus as the family composes it: the four phases concatenated, then the convolution.
+torch::Tensor composed_focus(torch::nn::Conv2d& conv, const torch::Tensor& x) {
+  const int64_t h = x.size(2), w = x.size(3);
+  const auto top = x.slice(2, 0, h, 2), bottom = x.slice(2, 1, h, 2);
+  return conv->forward(
+      torch::cat({top.slice(3, 0, w, 2), bottom.slice(3, 0, w, 2), top.slice(3, 1, w, 2), bottom.slice(3, 1, w, 2)}, 1));
+}
+
+void check_focus_against_cudnn(int64_t out_channels, int64_t height, int64_t width, Layout layout) {
+  CAPTURE(out_channels);
+  CAPTURE(height);
+  CAPTURE(width);
+  CAPTURE(static_cast<int>(layout));
+  torch::manual_seed(13);
+  auto conv = make_conv(12, out_channels, 3, 1);
+  conv->to(torch::kCUDA);
+  {
+    torch::NoGradGuard no_grad;
+    conv->weight.set_data(conv->weight.contiguous(torch::MemoryFormat::ChannelsLast));
+  }
+  const auto x = image(2, height, width, layout);
+  const auto upstream = torch::randn({2, out_channels, height / 2, width / 2}, x.options().dtype(torch::kFloat32));
+  const auto plan = libreyolo::core::amp::plan_precision(true, "float16", torch::Device(torch::kCUDA), true);
+  const auto pass = [&](bool ours) {
+    libreyolo::core::amp::AutocastScope autocast(plan);
+    conv->weight.mutable_grad().reset();
+    const auto y = ours ? sdk::focus_conv3x3(conv, x) : composed_focus(conv, x);
+    y.backward(upstream.to(y.scalar_type()));
+    return Pass{y.detach().to(torch::kFloat32), conv->weight.grad().to(torch::kFloat32)};
+  };
+  const Pass theirs = pass(false);
+  const PolicyGuard on(sdk::FusedKernels::when_built, "image_convolutions");
+  REQUIRE(sdk::focus_conv3x3_refusal(*conv, x) == "");
+  const Pass ours = pass(true);
+  CHECK(ours.y.sizes() == theirs.y.sizes());
+  CHECK(relative_difference(ours.y, theirs.y) < 4e-3);
+  CHECK(relative_difference(ours.grad_w, theirs.grad_w) < 4e-3);
+}
+
 bool skip_without_kernels() {
   if (libreyolo::test::fused_runnable()) return false;
   MESSAGE("skipped: no CUDA device or no fused kernels in this build");
@@ -153,6 +212,21 @@ TEST_CASE("image convolutions on the GPU: YOLOv9's stem at 640, batch 2 (many ti
   check_against_cudnn(16, 2, 640, 640, Layout::float32_channels_last, 2);
 }
 
+TEST_CASE("image convolutions on the GPU: a Focus and its convolution within float16 rounding of the composed ones") {
+  if (skip_without_kernels()) return;
+  for (const int64_t channels : {16, 32}) {
+    check_focus_against_cudnn(channels, 20, 24, Layout::float32_channels_last);
+    check_focus_against_cudnn(channels, 14, 6, Layout::float32_nchw);  // a partial tile
+    check_focus_against_cudnn(channels, 34, 66, Layout::float16_channels_last);
+  }
+  check_focus_against_cudnn(32, 640, 640, Layout::float32_channels_last);  // YOLOX-s's stem at 640, batch 2
+  // Odd sides are refused (the Focus's phases would differ in size).
+  auto conv = make_conv(12, 32, 3, 1);
+  conv->to(torch::kCUDA, torch::kHalf);
+  const auto odd = torch::rand({1, 3, 9, 8}, torch::TensorOptions(torch::kCUDA).dtype(torch::kHalf));
+  CHECK(sdk::focus_conv3x3_refusal(*conv, odd) == "x's sides are not even (a Focus halves them)");
+}
+
 TEST_CASE("image convolutions on the GPU: an image that needs a gradient is refused, with the reason") {
   if (skip_without_kernels()) return;
   auto conv = make_conv(3, 16);
@@ -171,5 +245,12 @@ TEST_CASE("image convolutions on the GPU: YOLOv9-t's loss and gradients round li
   if (skip_without_kernels()) return;
   const auto report = libreyolo::test::rounding_against_float32<libreyolo::families::yolo9::Yolo9Detector>(
       "t", {sdk::FusedKernels::when_built, "block_tails"}, {sdk::FusedKernels::when_built, "block_tails+image_convolutions"});
+  libreyolo::test::check_rounds_like_pytorch(report);
+}
+
+TEST_CASE("image convolutions on the GPU: YOLOX-s's loss and gradients round like PyTorch's, its Focus on the kernels") {
+  if (skip_without_kernels()) return;
+  const auto report = libreyolo::test::rounding_against_float32<libreyolo::families::yolox::YoloxDetector>(
+      "s", {sdk::FusedKernels::when_built, "block_tails"}, {sdk::FusedKernels::when_built, "block_tails+image_convolutions"});
   libreyolo::test::check_rounds_like_pytorch(report);
 }

@@ -34,4 +34,15 @@ LIBREYOLO_SDK_API bool conv3x3_image_chosen(const torch::nn::Conv2dImpl& conv, c
 // Why the kernels would not take (conv, x), whatever the policy ("" when they would).
 LIBREYOLO_SDK_API std::string conv3x3_image_refusal(const torch::nn::Conv2dImpl& conv, const torch::Tensor& x);
 
+// A Focus (YOLOX's, YOLOv5's) and the convolution after it, in one: the image's four 2x2 phases,
+// row and column offsets (0, 0), (1, 0), (0, 1), (1, 1) in that order, 3 channels each,
+// concatenated at half the image's size, then a 3x3 convolution of those 12 channels (stride 1,
+// padding 1, no dilation, groups or bias; 16 or 32 output channels). The kernels read the image
+// directly, so the 12-channel tensor is never made. focus_conv3x3 requires focus_conv3x3_chosen
+// (the policy allows image_convolutions and focus_conv3x3_refusal is empty; the image's sides
+// even); otherwise the family composes its Focus as before.
+LIBREYOLO_SDK_API bool focus_conv3x3_chosen(const torch::nn::Conv2dImpl& conv, const torch::Tensor& x);
+LIBREYOLO_SDK_API std::string focus_conv3x3_refusal(const torch::nn::Conv2dImpl& conv, const torch::Tensor& x);
+LIBREYOLO_SDK_API torch::Tensor focus_conv3x3(torch::nn::Conv2d& conv, const torch::Tensor& x);
+
 }  // namespace libreyolo::sdk
