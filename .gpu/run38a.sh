@@ -15,6 +15,6 @@ grep -E "image_conv3x3|nhwcAddPadding|CatArray" $OUT/kernels_yolo9t.txt $OUT/ker
 # The H200 census of the thirty-seventh session counted 65 copy kernels a step at 8.6 us (0.56 ms),
 # where the twenty-sixth session's op_callers list summed to well under 0.1 ms by bytes: who now?
 fits 60 && timeout 60 $H bench step model=yolo9t $YOLO_COMMON batch=16 steps=5 warmup=3 op_callers=aten::copy_ > $OUT/copies_yolo9t.txt 2>&1
-stamp "op_callers rc=$?"; grep -A25 -i "op_callers\|calls a step" $OUT/copies_yolo9t.txt | head -30
+stamp "op_callers rc=$?"; grep -A14 "who calls" $OUT/copies_yolo9t.txt | cut -c1-220
 e2e_model yoloxs measured measured+image_convolutions measured measured+image_convolutions
 stamp "end"
