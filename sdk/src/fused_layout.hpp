@@ -1,6 +1,6 @@
 #pragma once
 // What the fused kernels' autograd wrappers share (batch_norm_silu_fused.cpp,
-// avg_pool_2x2_fused.cpp): the memory layout their kernels index a 4-D tensor in, and whether
+// avg_pool_2x2_fused.cpp, the convolutions'): the memory layout their kernels index a 4-D tensor in, and whether
 // the kernels' 16-byte accesses may be used. SDK-internal.
 
 #include <torch/types.h>
@@ -26,6 +26,12 @@ inline bool aligned16(std::initializer_list<const torch::Tensor*> tensors) {
   for (const auto* t : tensors)
     if (reinterpret_cast<std::uintptr_t>(t->data_ptr()) % 16 != 0) return false;
   return true;
+}
+
+// t itself where its data starts on a 16-byte boundary, else a channels-last copy that does: for
+// kernels that load and store 16 bytes at a time (small_conv3x3_fused.cpp, image_conv3x3_fused.cpp).
+inline torch::Tensor aligned16_channels_last(const torch::Tensor& t) {
+  return aligned16({&t}) ? t : t.clone(torch::MemoryFormat::ChannelsLast);
 }
 
 }  // namespace libreyolo::sdk::fused_layout

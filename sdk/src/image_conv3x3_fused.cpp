@@ -11,6 +11,7 @@
 #include <cstdint>
 
 #include "cuda/image_conv3x3_kernels.hpp"
+#include "fused_layout.hpp"
 #include "libreyolo/sdk/weight_gradient_route.hpp"
 
 namespace libreyolo::sdk {
@@ -44,17 +45,15 @@ void check_launch(int code, const char* which) {
 
 void* current_stream() { return at::cuda::getCurrentCUDAStream().stream(); }
 
-// The kernels store and load 16 bytes at a time: a view may start mid-allocation.
-torch::Tensor aligned16(torch::Tensor t) {
-  return reinterpret_cast<std::uintptr_t>(t.data_ptr()) % 16 == 0 ? t : t.clone(kChannelsLast);
-}
+// The kernels load and store 16 bytes at a time: a view may start mid-allocation.
+using fused_layout::aligned16_channels_last;
 
 class FusedImageConv3x3 : public torch::autograd::Function<FusedImageConv3x3> {
  public:
   static torch::Tensor forward(AutogradContext* ctx, const torch::Tensor& x, const torch::Tensor& weight,
                                int64_t stride, bool focus) {
     const c10::cuda::CUDAGuard guard(x.device());
-    const auto taps = aligned16(weight);
+    const auto taps = aligned16_channels_last(weight);
     const auto shape = shape_of(x, weight.size(0), stride, focus);
     const auto out_height = fused::image_conv3x3_out_size(shape.height, stride, focus);
     const auto out_width = fused::image_conv3x3_out_size(shape.width, stride, focus);
@@ -80,7 +79,7 @@ class FusedImageConv3x3 : public torch::autograd::Function<FusedImageConv3x3> {
     TORCH_CHECK(!ctx->needs_input_grad(0), "image 3x3 convolution: the kernels compute no gradient for the image "
                                            "(conv3x3_image_refusal refuses an input that needs one)");
     // The incoming gradient may be another type or layout: read dense float16 channels-last.
-    const auto grad_y = aligned16(grads[0].to(torch::kHalf).contiguous(kChannelsLast));
+    const auto grad_y = aligned16_channels_last(grads[0].to(torch::kHalf).contiguous(kChannelsLast));
     torch::Tensor grad_weight;
     if (ctx->needs_input_grad(1)) {
       const auto shape = shape_of(x, weight.size(0), stride, focus);

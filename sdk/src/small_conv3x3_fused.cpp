@@ -11,6 +11,7 @@
 #include <cstdint>
 
 #include "cuda/small_conv3x3_kernels.hpp"
+#include "fused_layout.hpp"
 #include "libreyolo/sdk/weight_gradient_route.hpp"
 
 namespace libreyolo::sdk {
@@ -32,10 +33,8 @@ void check_launch(int code, const char* which) {
 
 void* current_stream() { return at::cuda::getCurrentCUDAStream().stream(); }
 
-// The kernels copy 16 bytes at a time: a view may start mid-allocation.
-torch::Tensor aligned16(torch::Tensor t) {
-  return reinterpret_cast<std::uintptr_t>(t.data_ptr()) % 16 == 0 ? t : t.clone(kChannelsLast);
-}
+// The kernels load and store 16 bytes at a time: a view may start mid-allocation.
+using fused_layout::aligned16_channels_last;
 
 torch::Tensor empty_like_channels_last(const torch::Tensor& x) {
   return torch::empty(x.sizes(), x.options().memory_format(kChannelsLast));
@@ -45,7 +44,7 @@ class FusedSmallConv3x3 : public torch::autograd::Function<FusedSmallConv3x3> {
  public:
   static torch::Tensor forward(AutogradContext* ctx, const torch::Tensor& x, const torch::Tensor& weight) {
     const c10::cuda::CUDAGuard guard(x.device());
-    const auto input = aligned16(x), taps = aligned16(weight);
+    const auto input = aligned16_channels_last(x), taps = aligned16_channels_last(weight);
     auto y = empty_like_channels_last(x);
     check_launch(fused::small_conv3x3_forward(shape_of(x), input.data_ptr(), taps.data_ptr(), y.data_ptr(),
                                               current_stream()),
@@ -62,7 +61,7 @@ class FusedSmallConv3x3 : public torch::autograd::Function<FusedSmallConv3x3> {
     const auto& taps = saved[1];
     const c10::cuda::CUDAGuard guard(x.device());
     // The incoming gradient may be another type or layout: read dense float16 channels-last.
-    const auto grad_y = aligned16(grads[0].to(torch::kHalf).contiguous(kChannelsLast));
+    const auto grad_y = aligned16_channels_last(grads[0].to(torch::kHalf).contiguous(kChannelsLast));
     torch::Tensor grad_x, grad_weight;
     if (ctx->needs_input_grad(0)) {
       grad_x = empty_like_channels_last(x);
