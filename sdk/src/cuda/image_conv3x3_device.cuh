@@ -1,17 +1,18 @@
 #pragma once
 // The image convolution's device code (fused_kernels=image_convolutions; docs/fused-kernels.md,
-// "Image convolutions"): a network's first convolution, 3x3 over the image's three channels. No
-// torch headers. Needs sm_80 or later (tensor_core_fragments.cuh).
+// "Image convolutions"): a network's first convolution, 3x3 over the image's three channels, or
+// YOLOX's Focus and the 3x3 convolution of its twelve. No torch headers. Needs sm_80 or later
+// (tensor_core_fragments.cuh).
 //
-// Why its own kernels: cuDNN cannot read rows of three float16 channels (6 bytes) with its fast
-// kernels, so every call first copies the image into eight padded channels, and PyTorch's
-// autocast first casts the float32 image to float16 (YOLOv9-t's stem: cast, padding, forward and
-// weight gradient about 0.44 ms of an H100 step for 39 MB in and 52 MB out, docs/benchmarks.md).
-// Here each thread gathers one output pixel's 27 taps (3 rows x 3 columns x 3 channels, in the
-// weight's KRSC order) straight from the image through its strides, rounds them to float16 as
-// autocast's cast would, and writes them as one row of an im2col tile in shared memory; the tile
-// then is a plain GEMM on tensor cores with the reduction (27 taps, zeros to 32) two m16n8k16
-// steps long:
+// Why its own kernels: rows of three float16 channels (6 bytes) keep cuDNN off its fast kernels:
+// it pads the image into eight channels first (tests/tools/conv_kernel_breakdown.py, eager) or
+// runs kernels for 2-byte-aligned rows (YOLOv9-t's captured step on an H200: the stem's weight
+// gradient 205 us, its forward 80 us), after autocast has cast the float32 image to float16.
+// Here each thread gathers one output pixel's taps (27: 3 rows x 3 columns x 3 channels; after a
+// Focus 108: rows, columns, 4 phases, 3 channels; in the weight's KRSC order) straight from the
+// image through its strides, rounds them to float16 as autocast's cast would, and writes them as
+// one row of an im2col tile in shared memory; the tile then is a plain GEMM on tensor cores whose
+// reduction (the taps, zeros to a multiple of 16) is two or seven m16n8k16 steps long:
 //   image_conv3x3_forward      y[p][k] = sum_t cols[p][t] * w[k][t]: a block per 128 pixels;
 //   image_conv3x3_weight_grad  dw[k][t] = sum_p dy[p][k] * cols[p][t]: blocks walk tiles (a
 //                              grid-stride loop) with the sums in registers, add them into shared
