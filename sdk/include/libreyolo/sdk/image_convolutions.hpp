@@ -2,10 +2,11 @@
 // A network's first convolution, 3x3 over the image's three channels, on the SDK's kernels
 // (fused_kernels=image_convolutions; docs/fused-kernels.md, "Image convolutions").
 //
-// cuDNN cannot run its fast kernels on rows of three float16 channels, so every call of a stem
-// convolution first copies the image into eight padded channels, and under autocast the float32
-// image is first cast to float16: YOLOv9-t's stem takes about 0.44 ms of an H100 step for a
-// convolution whose memory floor is about 0.05 ms (docs/benchmarks.md). The SDK's kernels gather
+// cuDNN cannot run its fast kernels on rows of three float16 channels (it pads the image into
+// eight channels or runs kernels for 2-byte-aligned rows), and under autocast the float32 image is
+// first cast to float16: YOLOv9-t's stem took about 0.31 ms of kernel time a step on an H200
+// (the captured step's census) for a convolution whose memory floor is about 0.05 ms
+// (docs/benchmarks.md, "Thirty-seventh session"). The SDK's kernels gather
 // each output pixel's 27 taps straight from the image through its strides (any layout, float32 or
 // float16, each value rounded to float16 as autocast's cast would) and run the convolution and its
 // weight gradient as small GEMMs on tensor cores, for exactly: 3 input channels, 3x3, stride 1 or
