@@ -19,15 +19,6 @@ namespace losses = sdk::losses;
 
 namespace {
 
-// Per-level [B, K, H, W] -> [B, sum H*W, K] float32, levels concatenated, cells row-major.
-torch::Tensor flatten_levels(const std::vector<torch::Tensor>& levels) {
-  std::vector<torch::Tensor> flat;
-  for (const auto& level : levels) {
-    flat.push_back(level.to(torch::kFloat32).flatten(2).transpose(1, 2));
-  }
-  return torch::cat(flat, 1);
-}
-
 // ltrb distances from each prior point to xyxy boxes.
 torch::Tensor distances_to_boxes(const torch::Tensor& points, const torch::Tensor& distances) {
   return torch::cat({points - distances.narrow(-1, 0, 2), points + distances.narrow(-1, 2, 2)}, -1);
@@ -45,8 +36,8 @@ class RtmdetCriterion : public sdk::Criterion {
     check_outputs(outputs, levels);
     const std::vector<torch::Tensor> cls_levels(outputs.begin(), outputs.begin() + levels);
     const std::vector<torch::Tensor> reg_levels(outputs.begin() + levels, outputs.end());
-    const auto logits = flatten_levels(cls_levels);     // [B, A, C]
-    const auto distances = flatten_levels(reg_levels);  // [B, A, 4]
+    const auto logits = losses::anchor_rows(cls_levels);     // [B, A, C] float32
+    const auto distances = losses::anchor_rows(reg_levels);  // [B, A, 4]
     const auto priors =
         losses::make_anchors(cls_levels, std::vector<int64_t>(kStrides.begin(), kStrides.end()), /*offset=*/0.0);
     const auto boxes = distances_to_boxes(priors.points, distances);

@@ -68,21 +68,17 @@ std::pair<torch::Tensor, torch::Tensor> decode_outputs(const std::vector<torch::
   if (outputs.size() != strides.size())
     throw std::invalid_argument("YOLOv9 decode: expected one output per stride (3 levels)");
   const int64_t batch = outputs[0].size(0), channels = 4 * reg_max + num_classes;
-  std::vector<torch::Tensor> flat;
-  for (const auto& level : outputs) {
+  for (const auto& level : outputs)
     if (level.size(1) != channels)
       throw std::invalid_argument("YOLOv9 decode: a level has the wrong channel count for its classes");
-    flat.push_back(level.to(torch::kFloat32).reshape({batch, channels, -1}));
-  }
-  const auto all = torch::cat(flat, 2);  // [B, no, N]
+  const auto all = sdk::losses::anchor_rows(outputs);  // [B, N, no] float32
   // The SDK's anchor, DFL and distance helpers (shared with the loss): anchor points in input
   // pixels, expected bins per side scaled by each point's stride.
   const auto anchors = sdk::losses::make_anchors(outputs, {strides.begin(), strides.end()});
-  const auto logits = all.narrow(1, 0, 4 * reg_max).view({batch, 4, reg_max, -1}).permute({0, 3, 1, 2});
+  const auto logits = all.narrow(2, 0, 4 * reg_max).view({batch, -1, 4, reg_max});
   const auto distance = sdk::losses::dfl_decode(logits) * anchors.strides;  // [B, N, 4] pixels
   const auto boxes = sdk::losses::distance_to_bbox(distance, anchors.points);
-  const auto scores = all.narrow(1, 4 * reg_max, num_classes).sigmoid();
-  return {boxes, scores.transpose(1, 2)};
+  return {boxes, all.narrow(2, 4 * reg_max, num_classes).sigmoid()};
 }
 
 }  // namespace libreyolo::families::yolo9

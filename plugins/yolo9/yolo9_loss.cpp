@@ -37,17 +37,14 @@ class Yolo9Criterion : public sdk::Criterion {
     TORCH_CHECK(outputs.size() == strides_.size(), "YOLOv9 criterion: expected ", strides_.size(),
                 " output levels, got ", outputs.size());
     const int64_t channels = 4 * reg_max_ + num_classes_;
-    std::vector<torch::Tensor> flat;
-    for (const auto& level : outputs) {
+    for (const auto& level : outputs)
       TORCH_CHECK(level.dim() == 4 && level.size(1) == channels, "YOLOv9 criterion: each output must be [B, ",
                   channels, " (4*reg_max + nc), H, W], got ", level.sizes());
-      flat.push_back(level.flatten(2));  // [B, C, H*W]
-    }
-    // One float32 cast of the concatenation (the same values as casting each level: a cast is
-    // elementwise), and one split rather than two narrows: a narrow's backward fills a zero
-    // tensor of the whole prediction and the two are then added (five passes over 16 x 8400 x
-    // 144 floats at YOLOv9-t's batch 16); the split's backward is one concatenation.
-    const auto p = torch::cat(flat, 2).to(torch::kFloat32).transpose(1, 2);  // [B, A, 4R + C]
+    // The levels as one float32 [B, A, 4R + C] (anchor_rows: anchor-major pieces, one
+    // concatenation, one cast), and one split rather than two narrows: a narrow's backward fills
+    // a zero tensor of the whole prediction and the two are then added (five passes over 16 x 8400
+    // x 144 floats at YOLOv9-t's batch 16); the split's backward is one concatenation.
+    const auto p = losses::anchor_rows(outputs);
     const int64_t batch = p.size(0), anchors = p.size(1);
     const auto parts = p.split_with_sizes({4 * reg_max_, num_classes_}, 2);
     const auto pred_dist = parts[0].reshape({batch, anchors, 4, reg_max_});

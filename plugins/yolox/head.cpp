@@ -84,10 +84,7 @@ std::pair<torch::Tensor, torch::Tensor> make_grid(const std::vector<torch::Tenso
 }
 
 torch::Tensor flatten_outputs(const std::vector<torch::Tensor>& outputs) {
-  std::vector<torch::Tensor> flat;
-  flat.reserve(outputs.size());
-  for (const auto& level : outputs) flat.push_back(level.to(torch::kFloat32).flatten(2));  // [B, C, H*W]
-  return torch::cat(flat, 2).transpose(1, 2);                                             // [B, N, C]
+  return sdk::losses::anchor_rows(outputs);  // [B, N, C] float32
 }
 
 std::pair<torch::Tensor, torch::Tensor> decode_outputs(const std::vector<torch::Tensor>& outputs, int64_t num_classes,

@@ -2,6 +2,7 @@
 
 #include <torch/torch.h>
 
+#include <libreyolo/sdk/losses/anchors.hpp>
 #include <libreyolo/sdk/losses/class_bce.hpp>
 #include <libreyolo/sdk/targets.hpp>
 
@@ -46,13 +47,11 @@ class YoloxCriterion : public sdk::Criterion {
       TORCH_CHECK(level.dim() == 4 && level.size(1) == 5 + num_classes_, "YOLOX criterion: each output must be [B, ",
                   5 + num_classes_, " (5 + nc), H, W], got ", level.sizes());
     const auto& [grid, strides] = grid_for(outputs);
-    // One float32 cast of the concatenated levels (a cast is elementwise: the values of casting
-    // each level), and splits rather than narrows: a narrow's backward fills a zero tensor of the
-    // whole prediction ([B, A, 5 + C]) and the fills are then added; a split's backward is one
+    // The levels as one float32 [B, A, 5 + C] (anchor_rows: anchor-major pieces, one
+    // concatenation, one cast), and splits rather than narrows: a narrow's backward fills a zero
+    // tensor of the whole prediction and the fills are then added; a split's backward is one
     // concatenation.
-    std::vector<torch::Tensor> flat;
-    for (const auto& level : outputs) flat.push_back(level.flatten(2));  // [B, 5 + C, H*W]
-    const auto p = torch::cat(flat, 2).to(torch::kFloat32).transpose(1, 2);  // [B, A, 5 + C]
+    const auto p = sdk::losses::anchor_rows(outputs);
     const auto parts = p.split_with_sizes({4, 1, num_classes_}, 2);
     const auto& raw_box = parts[0];
     const auto obj_logit = parts[1].squeeze(2);

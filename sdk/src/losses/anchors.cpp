@@ -33,4 +33,16 @@ AnchorPoints make_anchors(const std::vector<torch::Tensor>& features, const std:
   return make_anchors(sizes, strides, features.front().device(), offset);
 }
 
+torch::Tensor anchor_rows(const std::vector<torch::Tensor>& levels, torch::ScalarType dtype) {
+  TORCH_CHECK(!levels.empty(), "anchor_rows: no output levels");
+  std::vector<torch::Tensor> rows;
+  for (const auto& level : levels) {
+    TORCH_CHECK(level.dim() == 4 && level.size(1) == levels.front().size(1),
+                "anchor_rows: every level must be [B, C, H, W] with the first level's C; got ", level.sizes(),
+                " after ", levels.front().sizes());
+    rows.push_back(level.flatten(2).transpose(1, 2));  // [B, H*W, C]
+  }
+  return torch::cat(rows, 1).to(dtype);
+}
+
 }  // namespace libreyolo::sdk::losses

@@ -9,6 +9,7 @@
 #include <libreyolo/sdk/targets.hpp>
 
 #include <cmath>
+#include <string>
 #include <vector>
 
 namespace losses = libreyolo::sdk::losses;
@@ -194,6 +195,42 @@ TEST_CASE("anchors: a tiny two-level input") {
                      torch::tensor({4.f, 4.f, 4.f, 4.f, 4.f, 4.f, 4.f, 4.f, 8.f, 8.f})));
   const auto same = losses::make_anchors({{2, 4}, {1, 2}}, {4, 8}, torch::kCPU);
   CHECK(torch::equal(same.points, grid.points));
+}
+
+TEST_CASE("anchor rows: the levels as one [B, A, C] in make_anchors' order, from either layout") {
+  // Level values encode (level, image, channel, row, column), so a misplaced value cannot hide.
+  const auto level = [](int64_t l, int64_t h, int64_t w) {
+    return torch::arange(2 * 3 * h * w, torch::kFloat32).view({2, 3, h, w}) + 1000.0 * static_cast<double>(l);
+  };
+  const std::vector<torch::Tensor> nchw = {level(0, 2, 4), level(1, 1, 2)};
+  const auto rows = losses::anchor_rows(nchw);
+  REQUIRE(rows.sizes() == torch::IntArrayRef({2, 10, 3}));
+  // Anchor a of image b, channel c: level 0's cell a (row-major) for a < 8, then level 1's.
+  CHECK(rows[1][5][2].item<float>() == nchw[0][1][2][1][1].item<float>());
+  CHECK(rows[0][9][0].item<float>() == nchw[1][0][0][0][1].item<float>());
+  CHECK(torch::equal(rows, torch::cat({nchw[0].flatten(2), nchw[1].flatten(2)}, 2).transpose(1, 2)));
+
+  // Channels-last levels (a CUDA step's): the same values, one contiguous block per level, and
+  // the result itself contiguous, which is what the head's gradient comes back as.
+  std::vector<torch::Tensor> last;
+  for (const auto& l : nchw) last.push_back(l.contiguous(torch::MemoryFormat::ChannelsLast).to(torch::kFloat16));
+  const auto from_last = losses::anchor_rows(last);
+  CHECK((from_last.scalar_type() == torch::kFloat32));
+  CHECK(from_last.is_contiguous());
+  CHECK(torch::equal(from_last, rows.to(torch::kFloat16).to(torch::kFloat32)));
+  CHECK((losses::anchor_rows(last, torch::kFloat16).scalar_type() == torch::kFloat16));
+
+  const auto message_of = [](const std::vector<torch::Tensor>& levels) -> std::string {
+    try {
+      losses::anchor_rows(levels);
+    } catch (const c10::Error& e) {
+      return e.what();
+    }
+    return "(no error)";
+  };
+  CHECK(message_of({nchw[0], torch::zeros({2, 4, 1, 2})}).find("every level must be [B, C, H, W] with the first "
+                                                                "level's C") != std::string::npos);
+  CHECK(message_of({}).find("no output levels") != std::string::npos);
 }
 
 namespace {

@@ -29,4 +29,14 @@ LIBREYOLO_SDK_API AnchorPoints make_anchors(const std::vector<std::pair<int64_t,
 LIBREYOLO_SDK_API AnchorPoints make_anchors(const std::vector<torch::Tensor>& features,
                                             const std::vector<int64_t>& strides, double offset = 0.5);
 
+// A head's per-level outputs [B, C, H_l, W_l] as one [B, A, C] tensor of `dtype`, anchors in
+// make_anchors' order. Each level is turned anchor-major before the concatenation: for the
+// channels-last maps of a CUDA step that is a view whose memory is already [B, H*W, C], so the
+// concatenation copies contiguous blocks, where concatenating [B, C, H*W] views along the anchors
+// writes every value to a transposed place, and the gradient comes back in that transposed layout
+// too (docs/benchmarks.md, "Thirty-eighth session", has what it cost). One cast after the
+// concatenation (a cast is elementwise: the values of casting each level).
+LIBREYOLO_SDK_API torch::Tensor anchor_rows(const std::vector<torch::Tensor>& levels,
+                                            torch::ScalarType dtype = torch::kFloat32);
+
 }  // namespace libreyolo::sdk::losses
