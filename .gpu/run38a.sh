@@ -11,7 +11,7 @@ cold_start
 grep -E "image convolutions|image_conv" $OUT/ctest.log | head -5
 fits 40 && census yolo9 t measured+image_convolutions
 fits 40 && census yolox s measured+image_convolutions
-grep -E "image_conv3x3|nhwcAddPadding|CatArray" $OUT/kernels_yolo9t.txt $OUT/kernels_yoloxs.txt | cut -c1-160
+grep -E "image_conv3x3|nhwcAddPadding|CatArray|direct_copy|float16_copy" $OUT/kernels_yolo9t.txt $OUT/kernels_yoloxs.txt | cut -c1-160
 # The H200 census of the thirty-seventh session counted 65 copy kernels a step at 8.6 us (0.56 ms),
 # where the twenty-sixth session's op_callers list summed to well under 0.1 ms by bytes: who now?
 fits 60 && timeout 60 $H bench step model=yolo9t $YOLO_COMMON batch=16 steps=5 warmup=3 op_callers=aten::copy_ > $OUT/copies_yolo9t.txt 2>&1
