@@ -65,13 +65,17 @@ class Yolo9Criterion : public sdk::Criterion {
     const auto assignment = assigner_(torch::sigmoid(pred_logits.detach()), pred_boxes_px.detach(), points,
                                       strides, gt_labels, gt_xyxy, sdk::valid_mask(targets));
 
-    const auto target_scores_sum = assignment.scores.sum().clamp_min(1.0);
-    const auto weight = assignment.scores.sum(2);  // [B, A]; zero on background anchors
+    // The assigner's scores are one class per anchor, so the criterion reads them as each
+    // anchor's score (anchor_scores: the dense [B, A, C] summed over classes, without making it);
+    // the dense tensor is made only if the composed class loss runs.
+    const auto& weight = assignment.anchor_scores;  // [B, A]; zero on background anchors
+    const auto target_scores_sum = weight.sum().clamp_min(1.0);
 
     // Every anchor's BCE against the assigner's scores (one class each: the assigned label at the
     // normalised metric, which is `weight`); composed, or one launch each way under class_bce.
     const auto loss_cls =
-        losses::class_bce_sum({pred_logits, assignment.labels, weight, {}, [&] { return assignment.scores; }}) /
+        losses::class_bce_sum(
+            {pred_logits, assignment.labels, weight, {}, [&] { return losses::dense_scores(assignment, num_classes_); }}) /
         target_scores_sum;
 
     // Background anchors get the anchor's own cell (grid.cell_boxes) as a stand-in target
@@ -99,6 +103,7 @@ class Yolo9Criterion : public sdk::Criterion {
     losses::TaskAlignedAssignerOptions options;  // topk 10, IoU^6 * score^0.5, CIoU
     options.max_distance = static_cast<double>(reg_max) - 1.01;
     options.ensure_one_anchor = true;
+    options.dense_scores = false;  // anchor_scores carry them (see operator())
     return options;
   }
 

@@ -97,7 +97,8 @@ int task_aligned_selection(const SelectionShape& s, const SelectionInputs& in, c
   anchors_kernel<<<per_anchor, kThreads, 0, stream>>>(s, in, out);
   if (rows > 0) maxima_kernel<<<rows, kThreads, 0, stream>>>(s, in, out);
   anchor_scores_kernel<<<per_anchor, kThreads, 0, stream>>>(s, in, out);
-  class_scores_kernel<<<grid_stride_blocks(s.batch * s.anchors * s.classes, kThreads), kThreads, 0, stream>>>(s, out);
+  if (out.scores != nullptr)  // else the caller reads anchor_score alone
+    class_scores_kernel<<<grid_stride_blocks(s.batch * s.anchors * s.classes, kThreads), kThreads, 0, stream>>>(s, out);
   return static_cast<int>(cudaGetLastError());
 }
 

@@ -30,12 +30,12 @@ struct SelectionOutputs {
   uint8_t* positive;          // [B, M, A] work mask, zeroed by the caller
   float* metric_max;          // [B, M] work
   float* iou_max;             // [B, M] work
-  float* anchor_score;        // [B, A] work: each anchor's normalised score times its foreground flag
+  float* anchor_score;        // [B, A]: each anchor's normalised score times its foreground flag
   bool* foreground;           // [B, A]
   int64_t* gt_index;          // [B, A]
   int64_t* assigned_labels;   // [B, A]
   float* assigned_boxes;      // [B, A, 4]
-  float* scores;              // [B, A, C]
+  float* scores;              // [B, A, C], or nullptr: not written (launch 5 skipped)
 };
 
 // Returns 0 on success, else the CUDA error code of the launches (text from

@@ -70,10 +70,17 @@ Assignment task_aligned_selection_composed(const AlignmentMetric& aligned, const
   const auto metric_pos = aligned.metric * positive_f;
   const auto iou_pos = aligned.iou * positive_f;
   const auto normalised = metric_pos / (metric_pos.amax(-1, true) + options.eps) * iou_pos.amax(-1, true);
-  const auto anchor_score = normalised.sum(1);  // [B, A]: one gt at most per anchor now
-  const auto scores = one_hot_last(assigned_labels, classes, torch::kFloat32) *
-                      (anchor_score * foreground.to(torch::kFloat32)).unsqueeze(2);
-  return {foreground, gt_index, assigned_labels, assigned_boxes, scores};
+  const auto anchor_score = normalised.sum(1) * foreground.to(torch::kFloat32);  // [B, A]: one gt at most now
+  Assignment out{foreground, gt_index, assigned_labels, assigned_boxes, {}, anchor_score};
+  if (options.dense_scores) out.scores = dense_scores(out, classes);
+  return out;
+}
+
+torch::Tensor dense_scores(const Assignment& assignment, int64_t num_classes) {
+  if (assignment.scores.defined()) return assignment.scores;
+  TORCH_CHECK(assignment.labels.defined() && assignment.anchor_scores.defined(),
+              "dense_scores: the assignment has neither scores nor labels and anchor_scores");
+  return one_hot_last(assignment.labels, num_classes, torch::kFloat32) * assignment.anchor_scores.unsqueeze(2);
 }
 
 std::string task_aligned_selection_refusal(const AlignmentMetric& aligned, const torch::Tensor& labels,

@@ -28,24 +28,24 @@ Assignment fused_task_aligned_selection(const AlignmentMetric& aligned, const to
   const auto f32 = metric.options();
   auto positive = torch::zeros({s.batch, s.rows, s.anchors}, f32.dtype(torch::kUInt8));
   auto row_maxima = torch::empty({2, s.batch, s.rows}, f32);
-  auto anchor_score = torch::empty({s.batch, s.anchors}, f32);
   Assignment out{torch::empty({s.batch, s.anchors}, f32.dtype(torch::kBool)),
                  torch::empty({s.batch, s.anchors}, f32.dtype(torch::kLong)),
                  torch::empty({s.batch, s.anchors}, f32.dtype(torch::kLong)),
                  torch::empty({s.batch, s.anchors, 4}, f32),
-                 torch::empty({s.batch, s.anchors, classes}, f32)};
+                 options.dense_scores ? torch::empty({s.batch, s.anchors, classes}, f32) : torch::Tensor(),
+                 torch::empty({s.batch, s.anchors}, f32)};
   const fused::SelectionInputs inputs{metric.data_ptr<float>(), iou.data_ptr<float>(), top_values.data_ptr<float>(),
                                       top_index.data_ptr<int64_t>(), labels.data_ptr<int64_t>(),
                                       gt_boxes.data_ptr<float>()};
   const fused::SelectionOutputs outputs{positive.data_ptr<uint8_t>(),
                                         row_maxima[0].data_ptr<float>(),
                                         row_maxima[1].data_ptr<float>(),
-                                        anchor_score.data_ptr<float>(),
+                                        out.anchor_scores.data_ptr<float>(),
                                         out.foreground.data_ptr<bool>(),
                                         out.gt_index.data_ptr<int64_t>(),
                                         out.labels.data_ptr<int64_t>(),
                                         out.boxes.data_ptr<float>(),
-                                        out.scores.data_ptr<float>()};
+                                        out.scores.defined() ? out.scores.data_ptr<float>() : nullptr};
   const int code = fused::task_aligned_selection(s, inputs, outputs, at::cuda::getCurrentCUDAStream().stream());
   TORCH_CHECK(code == 0, "fused task-aligned selection: the kernels did not launch: ",
               fused::task_aligned_selection_error_text(code));

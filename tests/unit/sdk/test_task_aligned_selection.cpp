@@ -27,7 +27,9 @@ void check_same(const losses::Assignment& got, const losses::Assignment& want) {
   CHECK(same_bits(got.gt_index, want.gt_index));
   CHECK(same_bits(got.labels, want.labels));
   CHECK(same_bits(got.boxes, want.boxes));
-  CHECK(same_bits(got.scores, want.scores));
+  CHECK(same_bits(got.anchor_scores, want.anchor_scores));
+  REQUIRE(got.scores.defined() == want.scores.defined());
+  if (want.scores.defined()) CHECK(same_bits(got.scores, want.scores));
 }
 
 // Random metrics with crowding: every row's metric peaks on a few shared anchors (conflicts of
@@ -72,14 +74,15 @@ losses::Assignment run_kernel_code_on_host(const losses::AlignmentMetric& aligne
   auto anchor_score = torch::empty({s.batch, s.anchors});
   losses::Assignment out{torch::empty({s.batch, s.anchors}, torch::kBool), torch::empty({s.batch, s.anchors}, torch::kLong),
                          torch::empty({s.batch, s.anchors}, torch::kLong), torch::empty({s.batch, s.anchors, 4}),
-                         torch::empty({s.batch, s.anchors, classes})};
+                         options.dense_scores ? torch::empty({s.batch, s.anchors, classes}) : torch::Tensor(),
+                         anchor_score};
   const fused::SelectionInputs in{metric.data_ptr<float>(), iou.data_ptr<float>(), top_values.data_ptr<float>(),
                                   top_index.data_ptr<int64_t>(), labels.data_ptr<int64_t>(), boxes.data_ptr<float>()};
   const fused::SelectionOutputs o{positive.data_ptr<uint8_t>(),   row_maxima[0].data_ptr<float>(),
                                   row_maxima[1].data_ptr<float>(), anchor_score.data_ptr<float>(),
                                   out.foreground.data_ptr<bool>(), out.gt_index.data_ptr<int64_t>(),
                                   out.labels.data_ptr<int64_t>(),  out.boxes.data_ptr<float>(),
-                                  out.scores.data_ptr<float>()};
+                                  out.scores.defined() ? out.scores.data_ptr<float>() : nullptr};
   const int64_t rows = s.batch * s.rows, anchors = s.batch * s.anchors;
   for (int64_t row = 0; row < rows; ++row) {
     fused::tas::mark_orphan(s, in, o, row, fused::tas::scan_row(s, in, row, 0, 1));
@@ -92,7 +95,8 @@ losses::Assignment run_kernel_code_on_host(const losses::AlignmentMetric& aligne
     o.iou_max[row] = maxima.iou;
   }
   for (int64_t i = 0; i < anchors; ++i) fused::tas::score_anchor(s, in, o, i);
-  for (int64_t i = 0; i < anchors * classes; ++i) fused::tas::score_class(s, o, i);
+  if (o.scores != nullptr)
+    for (int64_t i = 0; i < anchors * classes; ++i) fused::tas::score_class(s, o, i);
   return out;
 }
 }  // namespace
@@ -132,6 +136,7 @@ TEST_CASE("the fused task-aligned selection's code, run on the CPU, gives the co
         losses::TaskAlignedAssignerOptions options;
         options.ensure_one_anchor = ensure;
         options.topk = topk;
+        options.dense_scores = topk != 10;  // both ways: the dense scores' launch is skipped without them
         const auto want = losses::task_aligned_selection_composed(aligned, labels, boxes, 7, options);
         CHECK(want.foreground.sum().item<int64_t>() > 0);
         check_same(run_kernel_code_on_host(aligned, labels, boxes, 7, options), want);
@@ -150,6 +155,25 @@ TEST_CASE("task_aligned_selection under auto on the CPU is the composed path bit
   check_same(losses::task_aligned_selection(aligned, labels, boxes, 4, options), want);
   const auto why = losses::task_aligned_selection_refusal(aligned, labels, boxes, 4);
   CHECK((why == "this build has no fused CUDA kernels" || why == "the inputs are not all on one CUDA device"));
+}
+
+TEST_CASE("task_aligned_selection without dense scores: anchor_scores alone, and dense_scores() makes the same tensor") {
+  torch::manual_seed(5);
+  const auto aligned = crowded(2, 6, 30, torch::kCPU);
+  const auto labels = torch::randint(0, 4, {2, 6}, torch::kLong);
+  const auto boxes = torch::rand({2, 6, 4}) * 50.0;
+  losses::TaskAlignedAssignerOptions options;
+  const auto dense = losses::task_aligned_selection_composed(aligned, labels, boxes, 4, options);
+  options.dense_scores = false;
+  const auto lean = losses::task_aligned_selection_composed(aligned, labels, boxes, 4, options);
+  CHECK_FALSE(lean.scores.defined());
+  REQUIRE(dense.scores.defined());
+  CHECK(same_bits(lean.anchor_scores, dense.scores.sum(2)));  // one class per anchor: the sum is that score
+  CHECK(same_bits(lean.anchor_scores, dense.anchor_scores));
+  CHECK(same_bits(losses::dense_scores(lean, 4), dense.scores));
+  CHECK(same_bits(losses::dense_scores(dense, 4), dense.scores));
+  CHECK(torch::count_nonzero(dense.scores.gt(0).sum(2).gt(1)).item<int64_t>() == 0);
+  CHECK(torch::count_nonzero(lean.anchor_scores).item<int64_t>() > 0);  // not a vacuous comparison
 }
 
 TEST_CASE("task_aligned_selection's refusals name what the kernels do not take") {
@@ -184,6 +208,7 @@ TEST_CASE("the fused task-aligned selection gives the composed outputs bit for b
         losses::TaskAlignedAssignerOptions options;
         options.ensure_one_anchor = ensure;
         options.topk = topk;
+        options.dense_scores = topk != 10;  // both ways: the dense scores' launch is skipped without them
         REQUIRE(losses::task_aligned_selection_refusal(aligned, labels, boxes, 7).empty());
         check_same(losses::task_aligned_selection(aligned, labels, boxes, 7, options),
                    losses::task_aligned_selection_composed(aligned, labels, boxes, 7, options));
