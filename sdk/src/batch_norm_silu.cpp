@@ -4,10 +4,12 @@
 
 #include <torch/torch.h>
 
+#include <cstdint>
 #include <mutex>
 #include <sstream>
 
 #include "batch_norm_silu_fused.hpp"
+#include "cudnn_batch_norm_silu.hpp"
 #include "libreyolo/sdk/batch_count.hpp"
 #include "libreyolo/sdk/fused_kernels.hpp"
 #include "libreyolo/sdk/log.hpp"
@@ -58,7 +60,7 @@ std::string device_refusal(const BatchNorm2dImpl& bn, const torch::Tensor& x) {
   return "";
 }
 
-enum class Kernel { composed, three_launch, cluster };
+enum class Kernel { composed, three_launch, cluster, cudnn_silu };
 
 // batch_norm_silu_large: the three-launch kernels only for activations of at least this many
 // positions (N*H*W). Per layer on an H100 (GPU time, forward + backward, 2026-12-06) they beat
@@ -68,6 +70,36 @@ constexpr int64_t kLargePositions = int64_t{1} << 20;
 
 bool large(const torch::Tensor& x) { return x.dim() == 4 && x.size(0) * x.size(2) * x.size(3) >= kLargePositions; }
 
+// cudnn_batch_norm_silu: cuDNN's BatchNorm with SiLU in its forward kernel, for what cuDNN's NHWC
+// float16 BatchNorm takes; activations of 2^20 positions or more stay composed (there the fused
+// forward measured slower than BatchNorm + a SiLU pass, 221 against 182 us at 16 x 16 x 320 x 320
+// on an H200, docs/benchmarks.md "Nineteenth session").
+std::string cudnn_refusal(const BatchNorm2dImpl& bn, const torch::Tensor& x) {
+  if (auto why = module_refusal(bn); !why.empty()) return why;
+  if (auto unavailable = cudnn_batch_norm_silu_unavailable(); !unavailable.empty()) return unavailable;
+  if (x.dim() != 4 || !x.is_cuda() || x.scalar_type() != torch::kHalf || !x.is_contiguous(torch::MemoryFormat::ChannelsLast))
+    return "x is not a channels-last float16 4-D CUDA tensor (cuDNN's fused BatchNorm + SWISH takes only those)";
+  if (x.size(1) != bn.options.num_features()) return "x's channels are not the BatchNorm's";
+  if (x.numel() / x.size(1) < 2) return "x has one value per channel";
+  if (reinterpret_cast<std::uintptr_t>(x.data_ptr()) % 16 != 0) return "x's data is not 16-byte aligned";
+  for (const auto* t : {&bn.weight, &bn.bias, &bn.running_mean, &bn.running_var})
+    if (t->device() != x.device()) return "the BatchNorm's tensors are not on x's device";
+  return "";
+}
+
+bool cudnn_silu_for(const BatchNorm2dImpl& bn, const torch::Tensor& x, bool log_choice) {
+  if (!fused_kernel_allowed("cudnn_batch_norm_silu") || large(x)) return false;
+  const auto refusal = cudnn_refusal(bn, x);
+  if (log_choice) {
+    static std::once_flag once;
+    log_first_fused_choice(once, refusal,
+                           "fused_kernels: BatchNorm + SiLU runs cuDNN's BatchNorm with SiLU in its forward kernel "
+                           "(below 2^20 positions)",
+                           "fused_kernels: BatchNorm + SiLU runs composed PyTorch ops");
+  }
+  return refusal.empty();
+}
+
 // Among the fused kernels the policy allows (batch_norm_silu: the three-launch kernels;
 // batch_norm_silu_large: those for large activations only; batch_norm_silu_cluster: the one-launch
 // cluster kernels, which take small channels-last activations only): the cluster kernels where
@@ -75,6 +107,7 @@ bool large(const torch::Tensor& x) { return x.dim() == 4 && x.size(0) * x.size(2
 // Where only the cluster kernels are allowed and x does not fit them, cuDNN's BatchNorm and
 // PyTorch's SiLU run (so that `bench fused` measures the cluster kernels alone against the default).
 Kernel kernel_for(const BatchNorm2dImpl& bn, const torch::Tensor& x, bool log_choice) {
+  if (cudnn_silu_for(bn, x, log_choice)) return Kernel::cudnn_silu;
   const bool three = fused_kernel_allowed("batch_norm_silu"), cluster = fused_kernel_allowed("batch_norm_silu_cluster"),
              three_if_large = fused_kernel_allowed("batch_norm_silu_large");
   // Where only the large-activation kernels are allowed, a small x is cuDNN's without asking
@@ -97,6 +130,9 @@ Kernel kernel_for(const BatchNorm2dImpl& bn, const torch::Tensor& x, bool log_ch
 // BatchNorm's training forward, fused: the step count moves as the module's own forward moves it.
 torch::Tensor fused_forward(BatchNorm2dImpl& bn, const torch::Tensor& x, Kernel kernel) {
   if (bn.num_batches_tracked.defined()) count_batch(bn.num_batches_tracked);
+  if (kernel == Kernel::cudnn_silu)
+    return cudnn_batch_norm_silu(x, bn.weight, bn.bias, bn.running_mean, bn.running_var, *bn.options.momentum(),
+                                 bn.options.eps());
   return fused_batch_norm_silu(x, bn.weight, bn.bias, bn.running_mean, bn.running_var, *bn.options.momentum(),
                                bn.options.eps(), kernel == Kernel::cluster);
 }
@@ -105,6 +141,7 @@ const char* name_of(Kernel kernel) {
   switch (kernel) {
     case Kernel::three_launch: return "three_launch";
     case Kernel::cluster: return "cluster";
+    case Kernel::cudnn_silu: return "cudnn_silu";
     case Kernel::composed: break;
   }
   return "composed";

@@ -3,8 +3,9 @@
 // it under AMP): the largest differences of the output, grad_x, the weight's and bias's
 // gradients and the running statistics (relative to each tensor's largest magnitude), and the
 // time of one training forward + backward each way (as issued, and the GPU's share alone): the composed ops, the three-launch kernels
-// (`batch_norm_silu`) and the one-launch cluster kernels (`batch_norm_silu_cluster`, where the
-// activation fits them; "composed" is printed where it does not). Exits 77 (skipped) without CUDA or without
+// (`batch_norm_silu`), the one-launch cluster kernels (`batch_norm_silu_cluster`, where the
+// activation fits them; "composed" is printed where it does not) and cuDNN's BatchNorm with SiLU in
+// its forward kernel (`cudnn_batch_norm_silu`, below 2^20 positions). Exits 77 (skipped) without CUDA or without
 // the kernels in the build. Links the SDK only, so it builds in a minute on the GPU machine.
 // Usage: batch_norm_silu_check
 #include <torch/torch.h>
@@ -96,7 +97,7 @@ bool check(int64_t channels, int64_t size) {
             << " (channels-last float16): forward + backward composed " << composed.ms << " ms (GPU "
             << composed.gpu_ms * 1e3 << " us)\n";
   bool ok = true;
-  for (const char* only : {"batch_norm_silu", "batch_norm_silu_cluster"}) {
+  for (const char* only : {"batch_norm_silu", "batch_norm_silu_cluster", "cudnn_batch_norm_silu"}) {
     const auto fused = run(sdk::FusedKernels::when_built, only, bn, x, upstream);
     ok = within_tolerance(fused, composed, only) && ok;
   }

@@ -137,7 +137,8 @@ void expect(const std::string& refusal, const std::string& part) {
 TEST_CASE("batch_norm_silu_kernel names what runs: composed whenever the policy or the inputs refuse") {
   const auto bn = layer(8);
   const auto x = input({2, 8, 5, 4}).contiguous(torch::MemoryFormat::ChannelsLast);
-  for (const char* only : {"", "batch_norm_silu", "batch_norm_silu_cluster", "batch_norm_silu_large"}) {
+  for (const char* only :
+       {"", "batch_norm_silu", "batch_norm_silu_cluster", "batch_norm_silu_large", "cudnn_batch_norm_silu"}) {
     const PolicyGuard on(sdk::FusedKernels::when_built, only);
     CHECK(sdk::batch_norm_silu_kernel(*bn, x) == "composed");  // a CPU tensor
   }
@@ -296,14 +297,20 @@ TEST_CASE("the one-launch cluster BatchNorm + SiLU equals the composed ops (floa
     check_fused(shape, torch::kFloat32, true, {1e-5, 1e-5, 1e-5, 1e-5}, false, "batch_norm_silu_cluster", "cluster");
     check_fused(shape, torch::kFloat16, true, {2e-3, 2e-3, 1e-4, 1e-5}, false, "batch_norm_silu_cluster", "cluster");
   }
-  // With every kernel allowed (auto) the cluster kernels take what fits ...
-  check_fused({16, 64, 40, 40}, torch::kFloat16, true, {2e-3, 2e-3, 1e-4, 1e-5}, false, "", "cluster");
+  // With both of our kernel sets allowed the cluster kernels take what fits ...
+  const std::string ours = "batch_norm_silu+batch_norm_silu_cluster";
+  check_fused({16, 64, 40, 40}, torch::kFloat16, true, {2e-3, 2e-3, 1e-4, 1e-5}, false, ours, "cluster");
   // ... and the three-launch kernels the rest: NCHW, misaligned, C not a multiple of 8, too many rows.
-  check_fused({16, 64, 40, 40}, torch::kFloat16, false, {2e-3, 2e-3, 1e-4, 1e-5}, false, "", "three_launch");
-  check_fused({4, 32, 8, 8}, torch::kFloat16, true, {2e-3, 2e-3, 1e-4, 1e-5}, true, "", "three_launch");
+  check_fused({16, 64, 40, 40}, torch::kFloat16, false, {2e-3, 2e-3, 1e-4, 1e-5}, false, ours, "three_launch");
+  check_fused({4, 32, 8, 8}, torch::kFloat16, true, {2e-3, 2e-3, 1e-4, 1e-5}, true, ours, "three_launch");
+  check_fused({3, 48, 9, 11}, torch::kFloat32, true, {1e-5, 1e-5, 1e-5, 1e-5}, false, ours, "cluster");
+  check_fused({2, 300, 4, 3}, torch::kFloat16, true, {2e-3, 2e-3, 1e-4, 1e-5}, false, ours, "three_launch");
+  check_fused({8, 16, 160, 160}, torch::kFloat16, true, {2e-3, 2e-3, 1e-4, 1e-5}, false, ours, "three_launch");
+  // With every kernel allowed (auto) cuDNN's BatchNorm + SWISH takes what it takes (channels-last,
+  // aligned float16 below 2^20 positions), ours the rest.
+  check_fused({16, 64, 40, 40}, torch::kFloat16, true, {2e-3, 2e-3, 1e-4, 1e-5}, false, "", "cudnn_silu");
   check_fused({3, 48, 9, 11}, torch::kFloat32, true, {1e-5, 1e-5, 1e-5, 1e-5}, false, "", "cluster");
-  check_fused({2, 300, 4, 3}, torch::kFloat16, true, {2e-3, 2e-3, 1e-4, 1e-5}, false, "", "three_launch");
-  check_fused({8, 16, 160, 160}, torch::kFloat16, true, {2e-3, 2e-3, 1e-4, 1e-5}, false, "", "three_launch");
+  check_fused({16, 64, 40, 40}, torch::kFloat16, false, {2e-3, 2e-3, 1e-4, 1e-5}, false, "", "three_launch");
 }
 
 TEST_CASE("with only the cluster kernels allowed, what they do not take runs composed") {
@@ -334,4 +341,36 @@ TEST_CASE("batch_norm_silu_large runs the three-launch kernels from 2^20 positio
   CHECK(sdk::batch_norm_silu_kernel(*bn, below) == "composed");
   torch::manual_seed(24);
   check_fused({4, 8, 512, 512}, torch::kFloat16, true, {2e-3, 2e-3, 1e-4, 1e-5}, false, "batch_norm_silu_large");
+}
+
+TEST_CASE("cudnn_batch_norm_silu: cuDNN's BatchNorm + SWISH forward and our SiLU gradient equal the composed ops") {
+  if (!fused_runnable()) {
+    MESSAGE("skipped: needs a CUDA device and a build with the fused kernels");
+    return;
+  }
+  torch::manual_seed(25);
+  const Tolerance half{2e-3, 2e-3, 1e-4, 1e-5};
+  // YOLOv9-t's small maps, C not a multiple of 8 (5, 300), one 8-channel vector per row (8).
+  for (const std::vector<int64_t>& shape : std::vector<std::vector<int64_t>>{
+           {16, 64, 40, 40}, {16, 32, 80, 80}, {16, 128, 20, 20}, {2, 5, 3, 7}, {2, 300, 4, 3}, {4, 8, 6, 6}})
+    check_fused(shape, torch::kFloat16, true, half, false, "cudnn_batch_norm_silu", "cudnn_silu");
+}
+
+TEST_CASE("cudnn_batch_norm_silu leaves what cuDNN's fused path does not take to the composed ops") {
+  if (!fused_runnable()) {
+    MESSAGE("skipped: needs a CUDA device and a build with the fused kernels");
+    return;
+  }
+  const PolicyGuard on(sdk::FusedKernels::when_built, "cudnn_batch_norm_silu");
+  auto bn = copy_of(layer(8), torch::kCUDA, torch::kFloat32);
+  const auto opts = torch::device(torch::kCUDA).dtype(torch::kFloat16);
+  const auto x = torch::randn({4, 8, 16, 16}, opts).contiguous(torch::MemoryFormat::ChannelsLast);
+  CHECK(sdk::batch_norm_silu_kernel(*bn, x) == "cudnn_silu");
+  CHECK(sdk::batch_norm_silu_kernel(*bn, x.contiguous()) == "composed");                  // NCHW
+  CHECK(sdk::batch_norm_silu_kernel(*bn, x.to(torch::kFloat32)) == "composed");           // float32
+  CHECK(sdk::batch_norm_silu_kernel(*bn, misaligned_copy(x)) == "composed");              // off 16 bytes
+  const auto at_limit = torch::randn({4, 8, 512, 512}, opts).contiguous(torch::MemoryFormat::ChannelsLast);
+  CHECK(sdk::batch_norm_silu_kernel(*bn, at_limit) == "composed");                        // 2^20 positions
+  bn->eval();
+  CHECK(sdk::batch_norm_silu_kernel(*bn, x) == "composed");
 }
