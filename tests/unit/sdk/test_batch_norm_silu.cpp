@@ -308,7 +308,7 @@ TEST_CASE("the one-launch cluster BatchNorm + SiLU equals the composed ops (floa
   check_fused({8, 16, 160, 160}, torch::kFloat16, true, {2e-3, 2e-3, 1e-4, 1e-5}, false, ours, "three_launch");
   // With every kernel allowed (auto) cuDNN's BatchNorm + SWISH takes what it takes (channels-last,
   // aligned float16 below 2^20 positions), ours the rest.
-  check_fused({16, 64, 40, 40}, torch::kFloat16, true, {2e-3, 2e-3, 1e-4, 1e-5}, false, "", "cudnn_silu");
+  check_fused({16, 64, 40, 40}, torch::kFloat16, true, {2e-3, 2e-3, 1e-3, 1e-5}, false, "", "cudnn_silu");
   check_fused({3, 48, 9, 11}, torch::kFloat32, true, {1e-5, 1e-5, 1e-5, 1e-5}, false, "", "cluster");
   check_fused({16, 64, 40, 40}, torch::kFloat16, false, {2e-3, 2e-3, 1e-4, 1e-5}, false, "", "three_launch");
 }
@@ -349,7 +349,11 @@ TEST_CASE("cudnn_batch_norm_silu: cuDNN's BatchNorm + SWISH forward and our SiLU
     return;
   }
   torch::manual_seed(25);
-  const Tolerance half{2e-3, 2e-3, 1e-4, 1e-5};
+  // The weight's and bias's gradients are cuDNN's float32 sums of a float16 g (our SiLU pass
+  // writes it in x's type, as PyTorch's silu_backward does on the composed path), so they carry
+  // float16's rounding: 1.5-5e-4 of their largest magnitude in the first GPU run, where our own
+  // kernels, which keep g in float32, stay within 1e-4.
+  const Tolerance half{2e-3, 2e-3, 1e-3, 1e-5};
   // YOLOv9-t's small maps, C not a multiple of 8 (5, 300), one 8-channel vector per row (8).
   for (const std::vector<int64_t>& shape : std::vector<std::vector<int64_t>>{
            {16, 64, 40, 40}, {16, 32, 80, 80}, {16, 128, 20, 20}, {2, 5, 3, 7}, {2, 300, 4, 3}, {4, 8, 6, 6}})

@@ -81,9 +81,13 @@ TEST_CASE("image convolutions: a refused input runs the convolution's own forwar
   CHECK(torch::equal(sdk::convolve(conv, x), conv->forward(x)));
 }
 
-TEST_CASE("image convolutions: not in the default, allowed by their name") {
+TEST_CASE("image convolutions: in the default (since 2026-12-07), allowed by their name, not under off") {
   {
     const PolicyGuard measured(sdk::FusedKernels::measured);
+    CHECK(sdk::fused_kernel_allowed("image_convolutions"));
+  }
+  {
+    const PolicyGuard off(sdk::FusedKernels::off);
     CHECK_FALSE(sdk::fused_kernel_allowed("image_convolutions"));
   }
   const PolicyGuard named(sdk::FusedKernels::when_built, "image_convolutions");
