@@ -135,6 +135,20 @@ memorise_pairs() {  # MODEL EPOCHS CANDIDATE SEED...: memorisation with and with
   memorisation_report "${runs[@]}"
 }
 memorise_yoloxs_pairs() { memorise_pairs yoloxs "$@"; }  # EPOCHS CANDIDATE SEED...
+memorise_without() {  # MODEL EPOCHS KERNEL SEED...: the same pairs for a kernel already in the default: plain = measured-KERNEL, KERNEL = measured
+  local model=$1 epochs=$2 kernel=$3 seed runs=(); shift 3
+  ln -sfn train2017 $R/coco128/images/val2017; ln -sfn train2017 $R/coco128/labels/val2017
+  self_yaml
+  local c="data=$W/coco128_self.yaml imgsz=640 batch=16 workers=4 cache=ram device=0 epochs=$epochs eval_interval=$((epochs / 10)) no_aug_epochs=$epochs hsv_prob=0 flip_prob=0 cuda_graph=true"
+  rm -f /tmp/runs/*.pid
+  for seed in "$@"; do
+    our_train plain_$seed model=$model $c seed=$seed fused_kernels=measured-$kernel
+    our_train ${kernel}_$seed model=$model $c seed=$seed fused_kernels=measured
+    runs+=(plain_$seed ${kernel}_$seed)
+  done
+  wait_runs
+  memorisation_report "${runs[@]}"
+}
 census() {  # FAMILY SIZE FUSED: the captured step's kernels by name and the roofline's classes (profile run, 60 s at most), stamped
   local family=$1 size=$2 fused=$3 f
   timeout 60 $H profile run $W/coco128x8/data.yaml --model $family --size $size --batch 16 workers=16 cache=ram device=0 cuda_graph=true fused_kernels=$fused project=/tmp/runs name=census_$family$size > $W/prof.log 2>&1

@@ -9,7 +9,7 @@
 //                and on CUDA the kernels per step and GPU busy time (Kineto).
 //   bench capture  bench step twice from the same start, eager and with cuda_graph=true:
 //                speedup, memory, and whether the loss trajectories and gradients agree.
-//   bench fused  the same comparison between fused_kernels=off (measured for measured+names) and
+//   bench fused  the same comparison between fused_kernels=off (measured for measured+ and measured- names) and
 //                the given fused_kernels (both with the given cuda_graph), in one process so cuDNN
 //                picks the same algorithms.
 //   bench train  a real training run (a normal run folder); images/s excluding the first epoch;

@@ -97,7 +97,8 @@ std::vector<TrainOption> training_only_options() {
         "made in one launch per step, with weight_grad_stream their weight gradients on a second stream); "
         "auto: every one where built and the inputs suit it (also BatchNorm + SiLU); a kernel's name (an unknown "
         "one is refused with the list; docs/fused-kernels.md) or names joined by +: those alone; measured+names: "
-        "the measured ones and those; off: composed PyTorch ops, per-layer casts and host matching"},
+        "the measured ones and those; measured-names (joined by -): the measured ones but those; off: composed "
+        "PyTorch ops, per-layer casts and host matching"},
        &C::fused_kernels, fused_kernel_names()},
       {{"cudnn_benchmark_limit", T::integer, "10",
         "convolution algorithms cuDNN's benchmark times per new shape (PyTorch's cudnn.benchmark_limit; 0 = every "

@@ -39,8 +39,33 @@ TEST_CASE("fused_kernels: a part that is not a kernel's name is refused with the
   }
 }
 
+TEST_CASE("fused_kernels: measured-names are the measured kernels but those, named one by one") {
+  const auto without = parse_fused_kernels("measured-image_convolutions-simota_cost");
+  CHECK((without.policy == sdk::FusedKernels::when_built));
+  std::string expected;
+  for (const auto& name : sdk::measured_faster_kernels())
+    if (name != "image_convolutions" && name != "simota_cost") expected += (expected.empty() ? "" : "+") + name;
+  CHECK(without.only == expected);
+  CHECK(without.only.find("simota_selection") != std::string::npos);
+  CHECK(without.only.find("image_convolutions") == std::string::npos);
+  std::string all = "measured";
+  for (const auto& name : sdk::measured_faster_kernels()) all += "-" + name;
+  const auto nothing = parse_fused_kernels(all);
+  CHECK((nothing.policy == sdk::FusedKernels::off && nothing.only.empty()));  // not auto
+  for (const std::string bad : {"measured-batch_norm_silu", "measured-simota", "measured-"}) {
+    CAPTURE(bad);
+    try {
+      parse_fused_kernels(bad);
+      FAIL("accepted");
+    } catch (const libreyolo::core::Error& e) {
+      CHECK(std::string(e.what()).find("option fused_kernels=" + bad + " is not valid") != std::string::npos);
+    }
+  }
+}
+
 TEST_CASE("fused_kernels: bench fused compares measured+names with measured, everything else with off") {
   CHECK(fused_kernels_baseline("measured+simota_cost") == "measured");
+  CHECK(fused_kernels_baseline("measured-simota_cost") == "measured");
   CHECK(fused_kernels_baseline("measured") == "off");
   CHECK(fused_kernels_baseline("simota_cost+simota_selection") == "off");
   CHECK(fused_kernels_baseline("auto") == "off");
