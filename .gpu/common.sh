@@ -120,35 +120,23 @@ memorisation_report() {  # RUN...: each run's mAP50 and mAP50-95 at every valida
     cp /tmp/runs/$run.log $OUT/memorise_$run.log
   done
 }
-memorise_pairs() {  # MODEL EPOCHS CANDIDATE SEED...: memorisation with and without measured+CANDIDATE, per seed, all side by side (workers=4 each), reported
-  local model=$1 epochs=$2 candidate=$3 seed runs=(); shift 3
+memorise_runs() {  # MODEL EPOCHS PLAIN_FUSED NAME NAME_FUSED SEED...: memorisation pairs per seed (plain_S with PLAIN_FUSED, NAME_S with NAME_FUSED), all side by side (workers=4 each), reported
+  local model=$1 epochs=$2 plain=$3 name=$4 fused=$5 seed runs=(); shift 5
   ln -sfn train2017 $R/coco128/images/val2017; ln -sfn train2017 $R/coco128/labels/val2017
   self_yaml
   local c="data=$W/coco128_self.yaml imgsz=640 batch=16 workers=4 cache=ram device=0 epochs=$epochs eval_interval=$((epochs / 10)) no_aug_epochs=$epochs hsv_prob=0 flip_prob=0 cuda_graph=true"
   rm -f /tmp/runs/*.pid
   for seed in "$@"; do
-    our_train plain_$seed model=$model $c seed=$seed fused_kernels=measured
-    our_train ${candidate}_$seed model=$model $c seed=$seed fused_kernels=measured+$candidate
-    runs+=(plain_$seed ${candidate}_$seed)
+    our_train plain_$seed model=$model $c seed=$seed fused_kernels=$plain
+    our_train ${name}_$seed model=$model $c seed=$seed fused_kernels=$fused
+    runs+=(plain_$seed ${name}_$seed)
   done
   wait_runs
   memorisation_report "${runs[@]}"
 }
+memorise_pairs() { local m=$1 e=$2 k=$3; shift 3; memorise_runs $m $e measured $k measured+$k "$@"; }  # MODEL EPOCHS CANDIDATE SEED...: with and without measured+CANDIDATE
 memorise_yoloxs_pairs() { memorise_pairs yoloxs "$@"; }  # EPOCHS CANDIDATE SEED...
-memorise_without() {  # MODEL EPOCHS KERNEL SEED...: the same pairs for a kernel already in the default: plain = measured-KERNEL, KERNEL = measured
-  local model=$1 epochs=$2 kernel=$3 seed runs=(); shift 3
-  ln -sfn train2017 $R/coco128/images/val2017; ln -sfn train2017 $R/coco128/labels/val2017
-  self_yaml
-  local c="data=$W/coco128_self.yaml imgsz=640 batch=16 workers=4 cache=ram device=0 epochs=$epochs eval_interval=$((epochs / 10)) no_aug_epochs=$epochs hsv_prob=0 flip_prob=0 cuda_graph=true"
-  rm -f /tmp/runs/*.pid
-  for seed in "$@"; do
-    our_train plain_$seed model=$model $c seed=$seed fused_kernels=measured-$kernel
-    our_train ${kernel}_$seed model=$model $c seed=$seed fused_kernels=measured
-    runs+=(plain_$seed ${kernel}_$seed)
-  done
-  wait_runs
-  memorisation_report "${runs[@]}"
-}
+memorise_without() { local m=$1 e=$2 k=$3; shift 3; memorise_runs $m $e measured-$k $k measured "$@"; }  # MODEL EPOCHS KERNEL SEED...: a kernel already in the default (plain = measured-KERNEL)
 census() {  # FAMILY SIZE FUSED: the captured step's kernels by name and the roofline's classes (profile run, 60 s at most), stamped
   local family=$1 size=$2 fused=$3 f
   timeout 60 $H profile run $W/coco128x8/data.yaml --model $family --size $size --batch 16 workers=16 cache=ram device=0 cuda_graph=true fused_kernels=$fused project=/tmp/runs name=census_$family$size > $W/prof.log 2>&1
