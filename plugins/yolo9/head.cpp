@@ -2,7 +2,7 @@
 
 #include "libreyolo/sdk/losses/anchors.hpp"
 #include "libreyolo/sdk/losses/dfl.hpp"
-#include "libreyolo/sdk/side_by_side.hpp"
+#include "libreyolo/sdk/prediction_rows.hpp"
 
 #include <torch/torch.h>
 
@@ -19,9 +19,9 @@ HeadTowerImpl::HeadTowerImpl(int64_t in_channels, int64_t hidden, int64_t out_ch
       "2", torch::nn::Conv2d(torch::nn::Conv2dOptions(hidden, out_channels, 1).groups(groups).bias(true)));
 }
 
-torch::Tensor HeadTowerImpl::forward(const torch::Tensor& x) {
-  return pred->forward(conv1->forward(conv0->forward(x)));
-}
+torch::Tensor HeadTowerImpl::forward(const torch::Tensor& x) { return pred->forward(features(x)); }
+
+torch::Tensor HeadTowerImpl::features(const torch::Tensor& x) { return conv1->forward(conv0->forward(x)); }
 
 DDetectImpl::DDetectImpl(int64_t num_classes, const std::array<int64_t, 3>& in_channels, int64_t reg_max)
     : num_classes_(num_classes), reg_max_(reg_max) {
@@ -55,11 +55,21 @@ void DDetectImpl::init_bias() {
   }
 }
 
-torch::Tensor DDetectImpl::forward_level(std::size_t level, const torch::Tensor& x) {
-  return torch::cat(sdk::side_by_side({x}, {[&] { return box_towers_.at(level)->forward(x); },
-                                            [&] { return class_towers_.at(level)->forward(x); }},
-                                        sdk::BranchScope::level),
-                    1);
+torch::Tensor DDetectImpl::box_features(std::size_t level, const torch::Tensor& x) {
+  return box_towers_.at(level)->features(x);
+}
+
+torch::Tensor DDetectImpl::class_features(std::size_t level, const torch::Tensor& x) {
+  return class_towers_.at(level)->features(x);
+}
+
+std::vector<torch::Tensor> DDetectImpl::predict(const std::vector<std::array<torch::Tensor, 2>>& features) {
+  if (features.size() != box_towers_.size())
+    throw std::invalid_argument("YOLOv9 head: predict takes one pair of tower features per level");
+  std::vector<std::vector<sdk::PredictionConv>> levels;
+  for (std::size_t l = 0; l < features.size(); ++l)
+    levels.push_back({{box_towers_[l]->pred, features[l][0]}, {class_towers_[l]->pred, features[l][1]}});
+  return sdk::prediction_levels(levels);
 }
 
 std::pair<torch::Tensor, torch::Tensor> decode_outputs(const std::vector<torch::Tensor>& outputs,

@@ -31,6 +31,8 @@ class HeadTowerImpl : public torch::nn::Module {
  public:
   HeadTowerImpl(int64_t in_channels, int64_t hidden, int64_t out_channels, int64_t groups);
   torch::Tensor forward(const torch::Tensor& x);
+  // The two 3x3 convolutions' output, what `pred` reads.
+  torch::Tensor features(const torch::Tensor& x);
 
   Conv conv0{nullptr};           // "0"
   Conv conv1{nullptr};           // "1"
@@ -43,10 +45,17 @@ class DDetectImpl : public torch::nn::Module {
   DDetectImpl(int64_t num_classes, const std::array<int64_t, 3>& in_channels,
               int64_t reg_max = kRegMax);
 
-  // Level `level`'s output [B, 4 * reg_max + nc, H_i, W_i]: box distribution logits, then class
-  // logits; its box and class towers side by side where allowed. The detector calls the levels
-  // (yolo9_detector.cpp: P3's beside the neck's bottom-up path).
-  torch::Tensor forward_level(std::size_t level, const torch::Tensor& x);
+  // Level `level`'s box and class tower features (what their prediction convolutions read). The
+  // detector runs the towers, side by side where allowed (yolo9_detector.cpp: P3's beside the
+  // neck's bottom-up path), then predict() on every level's.
+  torch::Tensor box_features(std::size_t level, const torch::Tensor& x);
+  torch::Tensor class_features(std::size_t level, const torch::Tensor& x);
+
+  // Per level, [B, 4 * reg_max + nc, H_i, W_i]: box distribution logits, then class logits, from
+  // {box features, class features} of each level: the six prediction convolutions through
+  // sdk::prediction_levels (one launch into the criterion's rows where fused_kernels allows
+  // prediction_rows).
+  std::vector<torch::Tensor> predict(const std::vector<std::array<torch::Tensor, 2>>& features);
 
   // LibreYOLO's _init_bias: box biases 1.0, class biases log(5 / nc / (640 / s)^2).
   void init_bias();

@@ -34,14 +34,16 @@ namespace {
 // of 16, 24 and 32 (small_convolutions.hpp); image_convolutions: a network's first convolution, 3x3
 // over the image's three channels, on the SDK's kernels (image_convolutions.hpp);
 // cudnn_batch_norm_silu: BatchNorm + SiLU forward as one cuDNN kernel (its SWISH activation), the
-// backward our SiLU-derivative pass and cuDNN's BatchNorm backward (batch_norm_silu.hpp).
+// backward our SiLU-derivative pass and cuDNN's BatchNorm backward (batch_norm_silu.hpp);
+// prediction_rows: a head's 1x1 prediction convolutions' bias, concatenation and float32 rows in
+// one launch, their backward's gradient slices and bias sums in two (prediction_rows.hpp).
 const char* const kFusedKernelNames[] = {
     "deform_sampling",  "batch_norm_silu",   "avg_pool_2x2",   "max_pool_same",  "linear_assignment",
     "weight_casts",     "task_aligned_metric", "task_aligned_selection", "simota_cost", "simota_selection",
     "weight_grad_stream", "branch_streams",  "block_tails",    "box_dfl_loss",   "class_bce",
     "level_streams",    "stacked_convolutions", "dense_slices", "half_upsample", "native_batch_norm",
     "alternate_step_graphs", "batch_norm_silu_cluster", "batch_norm_silu_large", "aligned_channels",
-    "small_convolutions", "small_convolutions_wide", "image_convolutions", "cudnn_batch_norm_silu"};
+    "small_convolutions", "small_convolutions_wide", "image_convolutions", "cudnn_batch_norm_silu", "prediction_rows"};
 // Those measured faster on an H200 and equal within tolerance (docs/fused-kernels.md): the 2x2
 // average pool (YOLOv9-t's step 26.4 -> 25.4 ms), the same-size max pool (YOLOX-s's step 17.58 ->
 // 16.52 ms), the GPU Hungarian matching (the host solver's assignment bit for bit; RT-DETR-r18's

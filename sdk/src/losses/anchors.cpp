@@ -2,6 +2,8 @@
 
 #include <torch/torch.h>
 
+#include "libreyolo/sdk/prediction_rows.hpp"
+
 namespace libreyolo::sdk::losses {
 
 AnchorPoints make_anchors(const std::vector<std::pair<int64_t, int64_t>>& level_sizes,
@@ -35,6 +37,8 @@ AnchorPoints make_anchors(const std::vector<torch::Tensor>& features, const std:
 
 torch::Tensor anchor_rows(const std::vector<torch::Tensor>& levels, torch::ScalarType dtype) {
   TORCH_CHECK(!levels.empty(), "anchor_rows: no output levels");
+  // Levels that are views of prediction rows (prediction_levels' fused path) are those rows.
+  if (const auto rows = rows_behind_levels(levels); rows.defined()) return rows.to(dtype);
   std::vector<torch::Tensor> rows;
   for (const auto& level : levels) {
     TORCH_CHECK(level.dim() == 4 && level.size(1) == levels.front().size(1),
