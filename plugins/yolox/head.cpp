@@ -3,6 +3,7 @@
 #include <torch/torch.h>
 
 #include <libreyolo/sdk/losses/anchors.hpp>
+#include <libreyolo/sdk/prediction_rows.hpp>
 #include <libreyolo/sdk/side_by_side.hpp>
 
 #include <cmath>
@@ -63,17 +64,29 @@ void YOLOXHead::initialize_biases(double prior_probability) {
   }
 }
 
-torch::Tensor YOLOXHead::forward_level(std::size_t index, const torch::Tensor& feature) {
+torch::Tensor YOLOXHead::stem(std::size_t level, const torch::Tensor& feature) {
+  return levels_.at(level).stem->forward(feature);
+}
+
+std::array<torch::Tensor, 2> YOLOXHead::towers(std::size_t index, const torch::Tensor& x) {
   auto& level = levels_.at(index);
-  const auto x = level.stem->forward(feature);
-  // The class tower with its prediction beside the regression tower; the regression tower's two
-  // small predictions follow on the caller's stream.
+  // The class tower (the wider prediction's) first: it stays on the caller's stream.
   const auto made = sdk::side_by_side(
-      {x}, {[&] { return level.cls_pred->forward(level.cls_tower[1]->forward(level.cls_tower[0]->forward(x))); },
+      {x}, {[&] { return level.cls_tower[1]->forward(level.cls_tower[0]->forward(x)); },
             [&] { return level.reg_tower[1]->forward(level.reg_tower[0]->forward(x)); }},
       sdk::BranchScope::level);
-  const auto& reg_feat = made[1];
-  return torch::cat({level.reg_pred->forward(reg_feat), level.obj_pred->forward(reg_feat), made[0]}, 1);
+  return {made[1], made[0]};
+}
+
+std::vector<torch::Tensor> YOLOXHead::predict(const std::vector<std::array<torch::Tensor, 2>>& towers) {
+  if (towers.size() != levels_.size())
+    throw std::invalid_argument("YOLOX head: predict takes one pair of tower features per level");
+  std::vector<std::vector<sdk::PredictionConv>> levels;
+  for (std::size_t l = 0; l < towers.size(); ++l) {
+    const auto& [regression, classes] = towers[l];
+    levels.push_back({{levels_[l].reg_pred, regression}, {levels_[l].obj_pred, regression}, {levels_[l].cls_pred, classes}});
+  }
+  return sdk::prediction_levels(levels);
 }
 
 std::pair<torch::Tensor, torch::Tensor> make_grid(const std::vector<torch::Tensor>& outputs,

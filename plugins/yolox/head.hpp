@@ -39,10 +39,16 @@ class YOLOXHead : public torch::nn::Module {
  public:
   YOLOXHead(int64_t num_classes, const std::array<int64_t, 3>& in_channels, int64_t hidden, bool depthwise);
 
-  // Level `level`'s output [B, 5 + nc, H_l, W_l], raw (see the layout above): its stem, then the
-  // class and regression towers (side by side where allowed), then the predictions. The detector
-  // calls the levels (yolox_detector.cpp: P3's beside the PAFPN's bottom-up path).
-  torch::Tensor forward_level(std::size_t level, const torch::Tensor& feature);
+  // Level `level`'s stem (a 1x1 BaseConv), then its towers on the stem's output: {regression
+  // features, class features}, side by side where allowed. The detector runs every level's
+  // (yolox_detector.cpp: P3's stem beside the PAFPN's bottom-up path), then predict().
+  torch::Tensor stem(std::size_t level, const torch::Tensor& feature);
+  std::array<torch::Tensor, 2> towers(std::size_t level, const torch::Tensor& stem_output);
+
+  // Per level [B, 5 + nc, H_l, W_l], raw (see the layout above), from each level's towers: the
+  // nine prediction convolutions through sdk::prediction_levels (one launch into the criterion's
+  // rows where fused_kernels allows prediction_rows).
+  std::vector<torch::Tensor> predict(const std::vector<std::array<torch::Tensor, 2>>& towers);
 
   void initialize_biases(double prior_probability);
 

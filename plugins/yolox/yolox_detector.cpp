@@ -15,17 +15,21 @@ YoloxDetector::YoloxDetector(const std::string& size, int64_t num_classes) : siz
 
 std::vector<torch::Tensor> YoloxDetector::forward_capturable(const torch::Tensor& images) {
   const auto top = backbone->top_down(images);
-  // P3's head needs nothing from the bottom-up path: where fused_kernels (branch_streams or
-  // level_streams) runs
-  // branches side by side, the GPU starts it from this point, beside that path. It is called after
-  // the path, as without streams, so autograd adds the gradients in the same order.
+  // P3's stem needs nothing from the bottom-up path: where fused_kernels (branch_streams or
+  // level_streams) runs branches side by side, the GPU starts it from this point, beside that
+  // path. It is called after the path, as without streams, so autograd adds the gradients in the
+  // same order. Every level's towers follow, then every level's prediction convolutions together
+  // (YOLOXHead::predict).
   const sdk::ForkPoint pan_out2_made({top.pan_out2}, sdk::BranchScope::level);
   const auto [pan_out1, pan_out0] = backbone->bottom_up(top);
-  auto level3 = pan_out2_made.start([&] { return head->forward_level(0, top.pan_out2); });
-  auto levels45 = sdk::side_by_side({pan_out1, pan_out0}, {[&] { return head->forward_level(1, pan_out1); },
-                                                           [&] { return head->forward_level(2, pan_out0); }},
-                                   sdk::BranchScope::level);
-  return {level3.join(), levels45[0], levels45[1]};
+  auto stem3 = pan_out2_made.start([&] { return head->stem(0, top.pan_out2); });
+  const auto stems45 = sdk::side_by_side({pan_out1, pan_out0}, {[&] { return head->stem(1, pan_out1); },
+                                                                [&] { return head->stem(2, pan_out0); }},
+                                         sdk::BranchScope::level);
+  const std::array<torch::Tensor, 3> stems{stem3.join(), stems45[0], stems45[1]};
+  std::vector<std::array<torch::Tensor, 2>> towers;
+  for (std::size_t level = 0; level < stems.size(); ++level) towers.push_back(head->towers(level, stems[level]));
+  return head->predict(towers);
 }
 
 sdk::Candidates YoloxDetector::decode(const std::vector<torch::Tensor>& outputs) {

@@ -20,6 +20,7 @@
 #include "libreyolo/core/amp/precision_plan.hpp"
 #include "model_pass_equality.hpp"
 #include "yolo9_detector.hpp"
+#include "yolox_detector.hpp"
 
 namespace sdk = libreyolo::sdk;
 using libreyolo::test::PolicyGuard;
@@ -185,14 +186,26 @@ TEST_CASE("prediction rows on the GPU: rows and gradients against the composed c
   SUBCASE("odd sizes") { check_against_composed({{{8, 3, 1}, {8, 7, 1}}, {{13, 7}, {1, 1}}}, 3); }
 }
 
-TEST_CASE("prediction rows on the GPU: YOLOv9-t's loss and gradients within rounding of the composed head") {
+namespace {
+
+// One training pass of the model with and without the fused rows: the loss within float32
+// summation order, the gradients within 1e-3 (the bias sums round differently; everything behind
+// them reads the same output gradients).
+template <class Detector>
+void check_model_pass(const std::string& size) {
+  const auto [expected, kept] = libreyolo::test::one_pass_each<Detector>(
+      size, {sdk::FusedKernels::when_built, "block_tails"}, {sdk::FusedKernels::when_built, "block_tails+prediction_rows"});
+  CHECK(relative_difference(kept[0], expected[0]) < 1e-5);
+  CHECK(libreyolo::test::largest_gradient_difference(expected, kept) < 1e-3);
+}
+
+}  // namespace
+
+TEST_CASE("prediction rows on the GPU: YOLOv9-t's and YOLOX-s's loss and gradients within rounding of the composed head") {
   if (!libreyolo::test::fused_runnable()) {
     MESSAGE("skipped: no CUDA device or no fused kernels in this build");
     return;
   }
-  const auto [expected, kept] = libreyolo::test::one_pass_each<libreyolo::families::yolo9::Yolo9Detector>(
-      "t", {sdk::FusedKernels::when_built, "block_tails"}, {sdk::FusedKernels::when_built, "block_tails+prediction_rows"});
-  CHECK(relative_difference(kept[0], expected[0]) < 1e-5);
-  // The bias sums round differently; everything behind them reads the same output gradients.
-  CHECK(libreyolo::test::largest_gradient_difference(expected, kept) < 1e-3);
+  SUBCASE("YOLOv9-t") { check_model_pass<libreyolo::families::yolo9::Yolo9Detector>("t"); }
+  SUBCASE("YOLOX-s") { check_model_pass<libreyolo::families::yolox::YoloxDetector>("s"); }
 }
