@@ -67,11 +67,26 @@ __device__ inline Column column_of(const PredictionLevel& level, int c) {
   return {};
 }
 
-// The element of a part's map at the tile's image and the thread's channel, position `pos`.
-__device__ inline int64_t map_offset(const PredictionPart& part, int image, int channel, int64_t pos, int width) {
-  const int64_t h = pos / width, w = pos - h * width;
-  return image * part.stride_b + channel * part.stride_c + h * part.stride_h + w * part.stride_w;
-}
+// The elements of a part's map at the tile's image and the thread's channel, position by position
+// (h * W + w, row-major): the offset steps along w and wraps to the next row without a division.
+class MapWalk {
+ public:
+  __device__ MapWalk(const PredictionPart& part, int image, int channel, int64_t first, int width)
+      : stride_h_(part.stride_h), stride_w_(part.stride_w), width_(width) {
+    const int64_t h = first / width;
+    w_ = static_cast<int>(first - h * width);
+    row_ = image * part.stride_b + channel * part.stride_c + h * part.stride_h;
+  }
+  __device__ int64_t offset() const { return row_ + w_ * stride_w_; }
+  __device__ void next() {
+    if (++w_ == width_) w_ = 0, row_ += stride_h_;
+  }
+
+ private:
+  int64_t row_;
+  int64_t stride_h_, stride_w_;
+  int width_, w_;
+};
 
 template <class T>
 __global__ void forward_kernel(const PredictionRowsShape s, float* __restrict__ rows) {
@@ -86,9 +101,9 @@ __global__ void forward_kernel(const PredictionRowsShape s, float* __restrict__ 
   // As PyTorch adds a convolution's bias: in float, rounded to the convolution's type.
   const float bias = to_float(static_cast<const T*>(part.bias)[column.channel]);
   float* out = rows + (int64_t(t.image) * s.anchors + level.first_anchor) * s.columns + c;
-#pragma unroll 4
-  for (int64_t pos = t.first; pos < t.end; ++pos) {
-    const float v = to_float(y[map_offset(part, t.image, column.channel, pos, level.width)]);
+  MapWalk walk(part, t.image, column.channel, t.first, level.width);
+  for (int64_t pos = t.first; pos < t.end; ++pos, walk.next()) {
+    const float v = to_float(y[walk.offset()]);
     out[pos * s.columns] = to_float(from_float<T>(v + bias));
   }
 }
@@ -106,10 +121,10 @@ __global__ void backward_kernel(const PredictionRowsShape s, const float* __rest
   T* grad_y = static_cast<T*>(part.grad_y);
   const float* in = grad_rows + (int64_t(t.image) * s.anchors + level.first_anchor) * s.columns + c;
   float sum = 0.0f;
-#pragma unroll 4
-  for (int64_t pos = t.first; pos < t.end; ++pos) {
+  MapWalk walk(part, t.image, column.channel, t.first, level.width);
+  for (int64_t pos = t.first; pos < t.end; ++pos, walk.next()) {
     const T g = from_float<T>(in[pos * s.columns]);
-    grad_y[map_offset(part, t.image, column.channel, pos, level.width)] = g;
+    grad_y[walk.offset()] = g;
     sum += to_float(g);  // the bias gradient sums the gradient as the convolution's type holds it
   }
   partials[int64_t(blockIdx.x) * s.columns + c] = sum;
