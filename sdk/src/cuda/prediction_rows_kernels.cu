@@ -88,51 +88,70 @@ class MapWalk {
   int width_, w_;
 };
 
-template <class T>
-__global__ void forward_kernel(const PredictionRowsShape s, float* __restrict__ rows) {
+// The kernels take the shape as a __grid_constant__ parameter: ColumnTask points into it, and a
+// pointer into a plain kernel parameter would make every thread copy the 2 KB struct to its stack.
+
+// What a thread of the forward or backward works on: its block's tile and its column's part, or
+// nothing (a column past C in the block's last warp).
+struct ColumnTask {
+  bool active = false;
+  Tile tile;
+  const PredictionLevel* level = nullptr;
+  const PredictionPart* part = nullptr;
+  int channel = 0;       // within the part
+  int64_t first_row = 0;  // the tile's first row in the [B, A, C] rows, times C, plus the column
+
+  __device__ MapWalk walk() const { return MapWalk(*part, tile.image, channel, tile.first, level->width); }
+};
+
+__device__ inline ColumnTask column_task(const PredictionRowsShape& s) {
+  ColumnTask task;
   const int c = threadIdx.x;
-  if (c >= s.columns) return;
-  const Tile t = tile_of(s, blockIdx.x);
-  const PredictionLevel& level = s.level[t.level];
-  const Column column = column_of(level, c);
-  if (column.part < 0) return;
-  const PredictionPart& part = level.part[column.part];
-  const T* y = static_cast<const T*>(part.y);
-  // As PyTorch adds a convolution's bias: in float, rounded to the convolution's type.
-  const float bias = to_float(static_cast<const T*>(part.bias)[column.channel]);
-  float* out = rows + (int64_t(t.image) * s.anchors + level.first_anchor) * s.columns + c;
-  MapWalk walk(part, t.image, column.channel, t.first, level.width);
-  for (int64_t pos = t.first; pos < t.end; ++pos, walk.next()) {
-    const float v = to_float(y[walk.offset()]);
-    out[pos * s.columns] = to_float(from_float<T>(v + bias));
-  }
+  if (c >= s.columns) return task;
+  task.tile = tile_of(s, blockIdx.x);
+  task.level = &s.level[task.tile.level];
+  const Column column = column_of(*task.level, c);
+  if (column.part < 0) return task;
+  task.part = &task.level->part[column.part];
+  task.channel = column.channel;
+  task.first_row = (int64_t(task.tile.image) * s.anchors + task.level->first_anchor) * s.columns + c;
+  task.active = true;
+  return task;
 }
 
 template <class T>
-__global__ void backward_kernel(const PredictionRowsShape s, const float* __restrict__ grad_rows,
+__global__ void forward_kernel(const __grid_constant__ PredictionRowsShape s, float* __restrict__ rows) {
+  const ColumnTask task = column_task(s);
+  if (!task.active) return;
+  const T* y = static_cast<const T*>(task.part->y);
+  // As PyTorch adds a convolution's bias: in float, rounded to the convolution's type.
+  const float bias = to_float(static_cast<const T*>(task.part->bias)[task.channel]);
+  float* out = rows + task.first_row;
+  MapWalk walk = task.walk();
+  for (int64_t pos = task.tile.first; pos < task.tile.end; ++pos, walk.next())
+    out[pos * s.columns] = to_float(from_float<T>(to_float(y[walk.offset()]) + bias));
+}
+
+template <class T>
+__global__ void backward_kernel(const __grid_constant__ PredictionRowsShape s, const float* __restrict__ grad_rows,
                                 float* __restrict__ partials) {
-  const int c = threadIdx.x;
-  if (c >= s.columns) return;
-  const Tile t = tile_of(s, blockIdx.x);
-  const PredictionLevel& level = s.level[t.level];
-  const Column column = column_of(level, c);
-  if (column.part < 0) return;
-  const PredictionPart& part = level.part[column.part];
-  T* grad_y = static_cast<T*>(part.grad_y);
-  const float* in = grad_rows + (int64_t(t.image) * s.anchors + level.first_anchor) * s.columns + c;
+  const ColumnTask task = column_task(s);
+  if (!task.active) return;
+  T* grad_y = static_cast<T*>(task.part->grad_y);
+  const float* in = grad_rows + task.first_row;
   float sum = 0.0f;
-  MapWalk walk(part, t.image, column.channel, t.first, level.width);
-  for (int64_t pos = t.first; pos < t.end; ++pos, walk.next()) {
+  MapWalk walk = task.walk();
+  for (int64_t pos = task.tile.first; pos < task.tile.end; ++pos, walk.next()) {
     const T g = from_float<T>(in[pos * s.columns]);
     grad_y[walk.offset()] = g;
     sum += to_float(g);  // the bias gradient sums the gradient as the convolution's type holds it
   }
-  partials[int64_t(blockIdx.x) * s.columns + c] = sum;
+  partials[int64_t(blockIdx.x) * s.columns + threadIdx.x] = sum;
 }
 
 // One warp a (level, column): the level's blocks' partial sums, lane-strided, then a fixed tree.
 template <class T>
-__global__ void bias_sum_kernel(const PredictionRowsShape s, const float* __restrict__ partials) {
+__global__ void bias_sum_kernel(const __grid_constant__ PredictionRowsShape s, const float* __restrict__ partials) {
   const int64_t warp = (int64_t(blockIdx.x) * blockDim.x + threadIdx.x) / kWarp;
   const int lane = threadIdx.x % kWarp;
   if (warp >= int64_t(s.levels) * s.columns) return;
