@@ -135,6 +135,7 @@ class FusedPredictionRows : public torch::autograd::Function<FusedPredictionRows
     const auto saved = ctx->get_saved_variables();
     const auto parts = ctx->saved_data["parts"].toIntVector();
     const auto groups = ctx->saved_data["groups"].toIntVector();
+    // Autograd materialises an unused output's gradient as zeros (the default), so grads[0] is set.
     const c10::cuda::CUDAGuard guard(saved.front().device());
     const auto grad_rows = grads[0].to(torch::kFloat32).contiguous();
     // Each output's gradient in its input's layout (what the convolution's backward reads dense).
