@@ -144,8 +144,10 @@ torch::Tensor rows_behind_levels(const std::vector<torch::Tensor>& levels) {
     if (!level.is_view() || !level._base().is_same(base) || level.dim() != 4) return {};
     if (level.size(0) != batch || level.size(1) != columns) return {};
     const int64_t width = level.size(3);
-    const std::vector<int64_t> strides{anchors * columns, 1, width * columns, columns};
-    if (level.strides() != torch::IntArrayRef(strides)) return {};
+    // The rows' strides, where a dimension has more than one element (any stride is as good there).
+    const int64_t strides[4] = {anchors * columns, 1, width * columns, columns};
+    for (int64_t d = 0; d < 4; ++d)
+      if (level.size(d) > 1 && level.stride(d) != strides[d]) return {};
     if (level.storage_offset() != base.storage_offset() + first * columns) return {};
     first += level.size(2) * width;
   }

@@ -92,8 +92,8 @@ TEST_CASE("prediction rows: a refusal runs the convolutions and puts their outpu
 
 TEST_CASE("anchor rows: levels that are views of rows in anchor order are those rows, without a copy") {
   const int64_t batch = 2, columns = 5;
-  const std::vector<std::pair<int64_t, int64_t>> sides{{4, 6}, {2, 3}, {1, 2}};
-  const auto rows = torch::randn({batch, 24 + 6 + 2, columns}).requires_grad_();
+  const std::vector<std::pair<int64_t, int64_t>> sides{{4, 6}, {2, 3}, {1, 2}, {1, 1}};  // a 1 x 1 level too
+  const auto rows = torch::randn({batch, 24 + 6 + 2 + 1, columns}).requires_grad_();
   std::vector<torch::Tensor> levels;
   int64_t first = 0;
   for (const auto& [height, width] : sides) {
@@ -111,7 +111,7 @@ TEST_CASE("anchor rows: levels that are views of rows in anchor order are those 
     std::vector<torch::Tensor> reversed(levels.rbegin(), levels.rend());
     CHECK_FALSE(sdk::rows_behind_levels(reversed).defined());
     CHECK(same_bits(sdk::losses::anchor_rows(reversed), copied_rows(reversed)));
-    const std::vector<torch::Tensor> two(levels.begin(), levels.begin() + 2);
+    const std::vector<torch::Tensor> two(levels.begin(), levels.begin() + 2);  // every anchor or none
     CHECK_FALSE(sdk::rows_behind_levels(two).defined());
     CHECK(sdk::losses::anchor_rows(two).data_ptr() != rows.data_ptr());
     const auto doubles = rows.detach().to(torch::kFloat64);
