@@ -2,7 +2,8 @@
 // convolutions written straight into the criterion's float32 [B, A, C] rows. On every build: what
 // the fused path refuses and why, that a refusal (every CPU input) is the convolutions' own
 // outputs side by side, bit for bit, and that anchor_rows returns rows the levels are views of
-// without a copy (and only those). On a GPU: the rows and every gradient against the composed
+// without a copy (and only those), and the kernels' per-thread code (prediction_rows_device.cuh)
+// run on the CPU for float32 maps of both layouts against the composed ops. On a GPU: the rows and every gradient against the composed
 // convolutions for YOLOv9's and YOLOX's head shapes under float16 autocast, and YOLOv9-t's whole
 // training pass with and without them.
 #include "../torch_doctest.hpp"
@@ -11,10 +12,13 @@
 #include <libreyolo/sdk/losses/anchors.hpp>
 #include <libreyolo/sdk/prediction_rows.hpp>
 
+#include <array>
+#include <cmath>
 #include <string>
 #include <utility>
 #include <vector>
 
+#include "../../../sdk/src/cuda/prediction_rows_device.cuh"  // the kernels' per-thread code, for the host
 #include "../deterministic_cudnn.hpp"
 #include "fused_test_support.hpp"
 #include "libreyolo/core/amp/precision_plan.hpp"
@@ -117,6 +121,114 @@ TEST_CASE("anchor rows: levels that are views of rows in anchor order are those 
     const auto doubles = rows.detach().to(torch::kFloat64);
     CHECK_FALSE(sdk::rows_behind_levels({doubles.narrow(1, 0, 24).view({batch, 4, 6, columns}).permute({0, 3, 1, 2})})
                     .defined());
+  }
+}
+
+namespace {
+
+namespace kernel = libreyolo::sdk::fused;
+
+// The kernels' description of levels of float32 maps (each part's y or grad_y and bias or
+// grad_bias), as prediction_rows_fused.cpp makes it.
+kernel::PredictionRowsShape describe_maps(const std::vector<std::vector<torch::Tensor>>& maps,
+                                          const std::vector<std::vector<torch::Tensor>>& biases, bool gradients) {
+  kernel::PredictionRowsShape s;
+  s.levels = static_cast<int>(maps.size());
+  s.batch = static_cast<int>(maps[0][0].size(0));
+  s.type = kernel::PredictionType::float32;
+  for (int l = 0; l < s.levels; ++l) {
+    auto& level = s.level[l];
+    level.height = static_cast<int>(maps[l][0].size(2));
+    level.width = static_cast<int>(maps[l][0].size(3));
+    level.first_anchor = s.anchors;
+    level.parts = static_cast<int>(maps[l].size());
+    int column = 0;
+    for (int p = 0; p < level.parts; ++p) {
+      auto& part = level.part[p];
+      const auto& map = maps[l][p];
+      if (gradients)
+        part.grad_y = map.data_ptr(), part.grad_bias = biases[l][p].data_ptr();
+      else
+        part.y = map.data_ptr(), part.bias = biases[l][p].data_ptr();
+      part.stride_b = map.stride(0), part.stride_c = map.stride(1), part.stride_h = map.stride(2),
+      part.stride_w = map.stride(3);
+      part.channels = static_cast<int>(map.size(1));
+      part.column = column;
+      column += part.channels;
+    }
+    s.columns = column;
+    s.anchors += int64_t(level.height) * level.width;
+  }
+  return s;
+}
+
+// Every block and thread of a launch, one after another.
+template <class Body>
+void for_every_thread(const kernel::PredictionRowsShape& s, Body body) {
+  const int threads = (s.columns + 31) / 32 * 32;
+  for (int64_t block = 0; block < kernel::prediction_rows::blocks_of(s); ++block)
+    for (int c = 0; c < threads; ++c) {
+      const auto task = kernel::prediction_rows::column_task(s, block, c);
+      if (task.active) body(block, c, task);
+    }
+}
+
+}  // namespace
+
+TEST_CASE("prediction rows: the kernels' per-thread code on the CPU against the composed ops (float32)") {
+  torch::manual_seed(5);
+  const int64_t batch = 3;
+  const auto channels_last = torch::MemoryFormat::ChannelsLast;
+  // Three levels: channels-last maps of 91 positions (two tiles), NCHW maps, a 1 x 1 level.
+  const std::vector<std::pair<int64_t, int64_t>> sides{{13, 7}, {9, 9}, {1, 1}};
+  const std::vector<int64_t> part_channels{4, 1, 6};
+  std::vector<std::vector<torch::Tensor>> maps, biases, grad_maps, grad_biases;
+  std::vector<torch::Tensor> composed_levels;
+  for (std::size_t l = 0; l < sides.size(); ++l) {
+    const auto [height, width] = sides[l];
+    maps.emplace_back(), biases.emplace_back(), grad_maps.emplace_back(), grad_biases.emplace_back();
+    std::vector<torch::Tensor> with_bias;
+    for (const auto c : part_channels) {
+      auto y = torch::randn({batch, c, height, width});
+      if (l == 0) y = y.contiguous(channels_last);
+      maps.back().push_back(y);
+      biases.back().push_back(torch::randn({c}));
+      grad_maps.back().push_back(torch::empty_strided(y.sizes(), y.strides()));
+      grad_biases.back().push_back(torch::empty({c}));
+      with_bias.push_back(y + biases.back().back().view({1, c, 1, 1}));
+    }
+    composed_levels.push_back(torch::cat(with_bias, 1));
+  }
+  const auto expected = sdk::losses::anchor_rows(composed_levels);
+
+  auto shape = describe_maps(maps, biases, false);
+  auto rows = torch::full(expected.sizes(), std::nanf(""));
+  for_every_thread(shape, [&](int64_t, int, const auto& task) {
+    kernel::prediction_rows::forward_column<float>(shape, task, rows.data_ptr<float>());
+  });
+  CHECK(same_bits(rows, expected));
+
+  const auto grad_rows = torch::randn(expected.sizes());
+  auto gradient_shape = describe_maps(grad_maps, grad_biases, true);
+  auto partials = torch::zeros({kernel::prediction_rows::blocks_of(gradient_shape), gradient_shape.columns});
+  for_every_thread(gradient_shape, [&](int64_t block, int c, const auto& task) {
+    partials[block][c] = kernel::prediction_rows::backward_column<float>(gradient_shape, task, grad_rows.data_ptr<float>());
+  });
+  int64_t first = 0;
+  for (std::size_t l = 0; l < sides.size(); ++l) {
+    CAPTURE(l);
+    const auto [height, width] = sides[l];
+    const auto level_grad = grad_rows.narrow(1, first, height * width).reshape({batch, height, width, -1}).permute({0, 3, 1, 2});
+    const auto blocks = partials.narrow(0, kernel::prediction_rows::level_first_block(gradient_shape, static_cast<int>(l)),
+                                        kernel::prediction_rows::tiles_of(gradient_shape.level[l]) * batch);
+    int64_t column = 0;
+    for (std::size_t p = 0; p < part_channels.size(); ++p) {
+      const auto expected_grad = level_grad.narrow(1, column, part_channels[p]);
+      CHECK(same_bits(grad_maps[l][p], expected_grad));
+      CHECK(relative_difference(blocks.narrow(1, column, part_channels[p]).sum(0), expected_grad.sum({0, 2, 3})) < 1e-5);
+      column += part_channels[p];
+    }
+    first += height * width;
   }
 }
 
