@@ -116,13 +116,23 @@ void ModelEma::advance() {
 bool ModelEma::use_device_decay() {
 #if LIBREYOLO_HAS_FOREACH_MUL_TENSOR_SCALAR
   if (ema_float_.empty() || !ema_float_.front().is_cuda()) return false;
-  const auto options = torch::TensorOptions().dtype(torch::kFloat32).device(ema_float_.front().device());
-  decay_ = torch::zeros({}, options);
-  keep_ = torch::zeros({}, options);
+  hold_decay_in_tensors();
   return true;
 #else
   return false;
 #endif
+}
+
+void ModelEma::hold_decay_in_tensors() {
+  const auto device = ema_float_.empty() ? torch::Device(torch::kCPU) : ema_float_.front().device();
+  const auto options = torch::TensorOptions().dtype(torch::kFloat32).device(device);
+  decay_ = torch::full({}, decay_now_, options);
+  keep_ = torch::full({}, 1.0 - decay_now_, options);
+}
+
+ModelEma::Averages ModelEma::averages(const torch::nn::Module& model) {
+  if (&model != bound_) bind(model);
+  return {ema_float_, model_float_, ema_int_, model_int_, decay_, keep_};
 }
 
 void ModelEma::apply(const torch::nn::Module& model) {

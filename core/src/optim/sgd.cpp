@@ -111,6 +111,12 @@ bool Sgd::step_unless_found_inf(const torch::Tensor& found_inf) {
 #endif
 }
 
+torch::Tensor& Sgd::momentum_buffer(size_t group, size_t index) {
+  auto& buffer = momentum_buffers_.at(group).at(index);
+  if (!buffer.defined()) buffer = torch::zeros_like(groups_[group].params[index]);
+  return buffer;
+}
+
 NamedTensors Sgd::state() const {
   NamedTensors state;
   size_t index = 0;

@@ -255,6 +255,7 @@ void build_optimization(Session& s) {
   s.capture = make_capture_manager(s, s.config.cuda_graph);
   prepare_weight_copies(s);
   prepare_weight_gradient_stream(s);
+  prepare_fused_optimizer_step(s);
   prepare_branch_streams(s);
 }
 

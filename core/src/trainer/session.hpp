@@ -12,6 +12,7 @@
 #include "libreyolo/core/amp/grad_scaler.hpp"
 #include "libreyolo/core/capture/capture_manager.hpp"
 #include "libreyolo/core/amp/precision_plan.hpp"
+#include "libreyolo/core/amp/fused_optimizer_step.hpp"
 #include "libreyolo/core/amp/weight_copies.hpp"
 #include "libreyolo/core/amp/weight_gradient_stream.hpp"
 #include "libreyolo/core/data/dataset/dataset_config.hpp"
@@ -102,6 +103,10 @@ struct Session {
   // on a second CUDA stream (prepare_weight_gradient_stream, whole_step.hpp).
   std::unique_ptr<amp::WeightGradientStream> weight_grad_stream;
   bool weight_grad_stream_reported = false;  // its first backward logged
+  // fused_kernels=optimizer_step in whole-step mode without accumulation: the end of the step
+  // in three launches (prepare_fused_optimizer_step, whole_step.hpp).
+  std::unique_ptr<amp::FusedOptimizerStep> fused_optimizer_step;
+  bool fused_optimizer_step_refused = false;  // a step's tensors did not fit: logged once
   profiler::StepObserver* observer = nullptr;         // set while the profiler records a window
   std::unique_ptr<optim::Optimizer> optimizer;
   std::unique_ptr<amp::GradScaler> scaler;
@@ -153,9 +158,10 @@ void mark_phase(Session& session, profiler::StepPhase phase);
 
 // Forward (under autocast), loss and scaled backward of a batch already in the network's input
 // form on the device; gradients divided by `window_size` and accumulated into .grad. Returns
-// the loss components as one float32 device tensor.
+// the loss components as one float32 device tensor. `pass_copy_gradients` false: the weight
+// copies' gradients stay where the backward left them (the fused optimizer step reads them there).
 torch::Tensor forward_loss_backward(Session& session, const torch::Tensor& images, const sdk::Targets& targets,
-                                    std::int64_t window_size);
+                                    std::int64_t window_size, bool pass_copy_gradients = true);
 
 // Whether this run ends its accumulation windows on the device alone (float16 gradient scaler,
 // an optimizer reading its lr from the device): the way a recorded whole step ends them.

@@ -101,7 +101,7 @@ void clear_gradients(Session& s) {
 }
 
 torch::Tensor forward_loss_backward(Session& s, const torch::Tensor& images, const sdk::Targets& targets,
-                                    std::int64_t window_size) {
+                                    std::int64_t window_size, bool pass_copy_gradients) {
   using profiler::StepPhase;
   std::vector<torch::Tensor> outputs;
   mark_phase(s, StepPhase::forward);
@@ -127,7 +127,7 @@ torch::Tensor forward_loss_backward(Session& s, const torch::Tensor& images, con
     if (second_stream) second_stream->finish();  // before anything reads the weight gradients
   }
   report_weight_gradient_stream(s);
-  if (s.weight_copies) s.weight_copies->pass_gradients();
+  if (s.weight_copies && pass_copy_gradients) s.weight_copies->pass_gradients();
   std::vector<torch::Tensor> parts;
   for (const auto& component : loss.components) parts.push_back(component.second.detach().to(torch::kFloat32).reshape({}));
   return torch::stack(parts);

@@ -51,6 +51,24 @@ void fill_inputs(StepInputs& in, const torch::Tensor& images, const data::Batch&
 // gradients must outlive a step, so they are zeroed in place and added into instead.
 bool fresh_gradients(const Session& s) { return s.accumulate == 1; }
 
+amp::OptimizerStepParts optimizer_step_parts(const Session& s) {
+  return {s.optimizer.get(), s.scaler.get(), s.weight_copies.get(), s.ema.get(), s.model.get()};
+}
+
+// The end of the window in FusedOptimizerStep's three launches. False, having passed the copies'
+// gradients on for finish_window_on_device, when this step's tensors do not fit it (logged once).
+bool finish_with_fused_step(Session& s) {
+  if (!s.skip_streak.defined()) s.skip_streak = torch::zeros_like(s.scaler->found_inf());
+  std::string why;
+  if (s.fused_optimizer_step->run(s.skip_streak, why)) return true;
+  if (!s.fused_optimizer_step_refused) {
+    log::info("fused_kernels: this step's optimizer update is composed (", why, ")");
+    s.fused_optimizer_step_refused = true;
+  }
+  if (s.weight_copies) s.weight_copies->pass_gradients();
+  return false;
+}
+
 // The step a graph records: everything reads and writes tensors that outlive it (`in`, the
 // parameters and their .grad, the optimizer, scaler and EMA state). The loss components are
 // copied into in.losses rather than returned: a recording runs this code without computing
@@ -59,10 +77,11 @@ bool fresh_gradients(const Session& s) { return s.accumulate == 1; }
 void step_from_inputs(Session& s, StepInputs& in, const optim::AccumulationWindow& window, bool fresh) {
   if (fresh) s.optimizer->zero_grad(/*set_to_none=*/true);  // host only: no kernel
   const sdk::Targets targets{in.boxes, in.counts, {}};      // no host counts: a recorded step cannot follow them
-  in.losses.copy_(forward_loss_backward(s, in.images, targets, window.window_size));
+  const bool fused_end = s.fused_optimizer_step && window.ends_window;
+  in.losses.copy_(forward_loss_backward(s, in.images, targets, window.window_size, /*pass_copy_gradients=*/!fused_end));
   if (!window.ends_window) return;
   mark_phase(s, profiler::StepPhase::optimizer);
-  finish_window_on_device(s);
+  if (!fused_end || !finish_with_fused_step(s)) finish_window_on_device(s);
   if (!fresh) s.optimizer->zero_grad(/*set_to_none=*/false);  // in place: the next graph adds into them
 }
 
@@ -113,6 +132,29 @@ void prepare_weight_gradient_stream(Session& s) {
   std::string refusal = "it needs the weight copies of fused_kernels=weight_casts, and this run has none";
   if (s.weight_copies) s.weight_grad_stream = amp::WeightGradientStream::start(*s.weight_copies, s.device.index(), refusal);
   if (!s.weight_grad_stream) log::info("fused_kernels: the convolutions' weight gradients stay on the backward's stream (", refusal, ")");
+}
+
+namespace {
+
+// Why this session's steps cannot end in the fused optimizer step ("" when they can).
+std::string fused_optimizer_step_refusal(const Session& s) {
+  if (!s.capture->whole_step()) return "only the whole-step graph (a family with capture region `step`, cuda_graph=true) uses it";
+  if (!fresh_gradients(s)) return "gradient accumulation keeps the gradients across steps";
+  if (s.config.clip_grad > 0) return "clip_grad reads the unscaled gradients before the update";
+  if (s.gradient_sync) return "distributed training averages the gradients first";
+  return amp::FusedOptimizerStep::refusal(optimizer_step_parts(s));
+}
+
+}  // namespace
+
+void prepare_fused_optimizer_step(Session& s) {
+  if (!sdk::fused_kernel_allowed("optimizer_step") || !s.device.is_cuda()) return;
+  if (const auto refusal = fused_optimizer_step_refusal(s); !refusal.empty()) {
+    log::info("fused_kernels: the optimizer step stays composed (", refusal, ")");
+    return;
+  }
+  s.fused_optimizer_step = std::make_unique<amp::FusedOptimizerStep>(optimizer_step_parts(s));
+  log::info("fused_kernels: the optimizer step (unscale and inf check, SGD, weight copies, EMA, scale update) runs as three kernels (check, update, finish)");
 }
 
 void report_weight_gradient_stream(Session& s) {

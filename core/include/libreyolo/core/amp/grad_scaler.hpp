@@ -77,6 +77,9 @@ class GradScaler {
   // overflowing unscale, reset by update()).
   const torch::Tensor& scale_tensor() const { return scale_; }
   const torch::Tensor& found_inf() const { return found_inf_; }
+  // For the fused optimizer step, which updates them on the device as update() does.
+  const torch::Tensor& growth_tracker() const { return growth_tracker_; }
+  const GradScalerOptions& options() const { return options_; }
 
   // Host reads, for logs and checkpoints only.
   double current_scale() const;

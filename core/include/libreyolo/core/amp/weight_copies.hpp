@@ -36,6 +36,10 @@ class WeightCopies {
 
   std::size_t layers() const { return layers_.size(); }
   std::size_t tensors() const { return copies_.size(); }
+  // The registered float32 tensors and their copies, index for index (the fused optimizer step
+  // reads the copies' gradients and refreshes the copies itself).
+  const std::vector<torch::Tensor>& masters() const { return masters_; }
+  const std::vector<torch::Tensor>& copies() const { return copies_; }
 
   // The copies take the weights' current values (one launch; device work only, so a recorded
   // step may hold it). Call after every change of the weights: the optimizer step.

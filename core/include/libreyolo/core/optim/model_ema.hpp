@@ -55,6 +55,23 @@ class ModelEma {
   // ModelEMA. Returns false, changing nothing, where LibTorch lacks the multi-tensor multiply by
   // a tensor (before 2.1) or the EMA lives on the CPU.
   bool use_device_decay();
+  // d and 1 - d held in two tensors on the EMA's device from now on, whatever the LibTorch: what
+  // use_device_decay does once it has checked that apply() can read them (LibTorch >= 2.1, on
+  // CUDA); the fused optimizer step reads them itself and needs no such check (its CPU tests).
+  void hold_decay_in_tensors();
+
+  // What the fused optimizer step (amp/fused_optimizer_step.hpp) updates in apply()'s place:
+  // the averaged tensors and the model's beside them (bound to `model` first, as apply() binds),
+  // the integer buffers copied, and d and 1 - d (undefined until hold_decay_in_tensors).
+  struct Averages {
+    const std::vector<torch::Tensor>& ema_float;
+    const std::vector<torch::Tensor>& model_float;
+    const std::vector<torch::Tensor>& ema_int;
+    const std::vector<torch::Tensor>& model_int;
+    const torch::Tensor& decay;
+    const torch::Tensor& keep;
+  };
+  Averages averages(const torch::nn::Module& model);
 
   // The decay the next update() will use, and the one for a given update count.
   double decay_at(int64_t updates) const;

@@ -33,6 +33,9 @@ class Sgd final : public Optimizer {
   // Momentum is a constant of the run (a recorded step keeps the value it was recorded with).
   double momentum() const { return options_.momentum; }
   const SgdOptions& options() const { return options_; }
+  // A parameter's momentum buffer, made (zeros) on first use as step() makes it: for the fused
+  // optimizer step (amp/fused_optimizer_step.hpp), which updates it in place.
+  torch::Tensor& momentum_buffer(size_t group, size_t index);
 
   NamedTensors state() const override;
   void load_state(const NamedTensors& state) override;
