@@ -43,7 +43,8 @@ const char* const kFusedKernelNames[] = {
     "weight_grad_stream", "branch_streams",  "block_tails",    "box_dfl_loss",   "class_bce",
     "level_streams",    "stacked_convolutions", "dense_slices", "half_upsample", "native_batch_norm",
     "alternate_step_graphs", "batch_norm_silu_cluster", "batch_norm_silu_large", "aligned_channels",
-    "small_convolutions", "small_convolutions_wide", "image_convolutions", "cudnn_batch_norm_silu", "prediction_rows"};
+    "small_convolutions", "small_convolutions_wide", "image_convolutions", "cudnn_batch_norm_silu", "prediction_rows",
+    "optimizer_step"};
 // Those measured faster on an H200 and equal within tolerance (docs/fused-kernels.md): the 2x2
 // average pool (YOLOv9-t's step 26.4 -> 25.4 ms), the same-size max pool (YOLOX-s's step 17.58 ->
 // 16.52 ms), the GPU Hungarian matching (the host solver's assignment bit for bit; RT-DETR-r18's
