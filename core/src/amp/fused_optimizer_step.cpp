@@ -4,6 +4,7 @@
 
 #include <limits>
 #include <optional>
+#include <sstream>
 #include <unordered_map>
 #include <vector>
 
@@ -33,10 +34,18 @@ std::string parameters_refusal(const optim::Optimizer& optimizer) {
   return "";
 }
 
-// Element i of `t` is element i of `like`'s memory: the same sizes and strides, dense.
+// Element i of `t` is element i of `like`'s memory: the same sizes, both dense, the same strides
+// where a dimension has more than one element (a 1x1 convolution's weight gradient may say
+// [C, 1, 1, 1] where its channels-last weight says [C, 1, C, C]: the same memory order).
 bool same_layout(const torch::Tensor& t, const torch::Tensor& like) {
-  return t.sizes() == like.sizes() && t.strides() == like.strides() && t.device() == like.device() &&
-         like.is_non_overlapping_and_dense();
+  if (t.sizes() != like.sizes() || t.device() != like.device() || !t.is_non_overlapping_and_dense() ||
+      !like.is_non_overlapping_and_dense()) {
+    return false;
+  }
+  for (int64_t d = 0; d < t.dim(); ++d) {
+    if (t.size(d) > 1 && t.stride(d) != like.stride(d)) return false;
+  }
+  return true;
 }
 
 // The slots of one step: every parameter of the optimizer (updated where it has a gradient),
@@ -127,7 +136,11 @@ class SlotTable {
                        const torch::Tensor& p) {
     const bool half = grad.scalar_type() == torch::kHalf;
     if (!(half || grad.scalar_type() == torch::kFloat32) || !same_layout(grad, p) || !same_layout(momentum, p)) {
-      why = "a gradient or momentum buffer is not float16/float32 in its parameter's layout";
+      std::ostringstream out;
+      out << "a gradient or momentum buffer is not float16/float32 in its parameter's layout (parameter " << p.sizes()
+          << " strides " << p.strides() << ", gradient " << grad.scalar_type() << " strides " << grad.strides()
+          << ", momentum strides " << momentum.strides() << ")";
+      why = out.str();
       return;
     }
     slot.grad = grad.data_ptr();

@@ -11,6 +11,7 @@
 #include <cstring>
 #include <limits>
 #include <memory>
+#include <sstream>
 #include <string>
 #include <vector>
 
@@ -108,7 +109,13 @@ struct Gradients {
 
 Gradients make_gradients(const Twin& t, float scale, bool with_inf) {
   Gradients g;
-  for (const auto& copy : t.copies->copies()) g.copies.push_back((torch::randn_like(copy, torch::kFloat32) * scale).to(torch::kHalf));
+  for (const auto& copy : t.copies->copies()) {
+    auto grad = (torch::randn_like(copy, torch::kFloat32) * scale).to(torch::kHalf);
+    // The 1x1 head's gradient with channels-last strides ([C, 1, C, C]) where its weight says
+    // [C, 1, 1, 1], as cuDNN may hand it back: the same memory order, so still fused.
+    if (copy.dim() == 4 && copy.size(2) == 1 && copy.size(3) == 1) grad = grad.contiguous(torch::MemoryFormat::ChannelsLast);
+    g.copies.push_back(grad);
+  }
   for (const auto& p : t.sgd->parameters()) {
     if (p.scalar_type() == torch::kFloat32 && p.dim() == 1 && p.size(0) == 4) g.others.push_back(torch::randn_like(p) * scale);
   }
@@ -151,12 +158,23 @@ void fused_end(Twin& t, amp::FusedOptimizerStep& step) {
   REQUIRE_MESSAGE(step.run(t.skip_streak, why), why);
 }
 
+// How `actual` differs from `expected`: how many elements, the largest difference and where.
+std::string difference_of(const torch::Tensor& expected, const torch::Tensor& actual) {
+  const auto e = expected.to(torch::kFloat64).reshape(-1).cpu(), a = actual.to(torch::kFloat64).reshape(-1).cpu();
+  const auto difference = (e - a).abs();
+  const auto worst = difference.argmax().item<int64_t>();
+  std::ostringstream out;
+  out.precision(10);
+  out << difference.ne(0).sum().item<int64_t>() << " of " << e.numel() << " elements differ; the largest difference "
+      << difference[worst].item<double>() << " (expected " << e[worst].item<double>() << ", got " << a[worst].item<double>()
+      << ")";
+  return out.str();
+}
+
 void check_close(const torch::Tensor& expected, const torch::Tensor& actual, bool exact, const std::string& what) {
   INFO(what);
   const auto difference = (expected.to(torch::kFloat64) - actual.to(torch::kFloat64)).abs();
-  const auto worst = difference.argmax().item<int64_t>();
-  INFO("largest difference " << difference.view(-1)[worst].item<double>() << " at a value of "
-                             << expected.to(torch::kFloat64).reshape(-1)[worst].item<double>());
+  INFO(difference_of(expected, actual));
   REQUIRE(expected.sizes() == actual.sizes());
   if (exact) {
     CHECK(torch::equal(expected, actual));
@@ -195,7 +213,9 @@ void compare_steps(torch::Device device) {
   amp::FusedOptimizerStep step(parts);
   const bool inf_steps[] = {false, false, true, false};
   torch::manual_seed(5);
+  int step_number = 0;
   for (const bool with_inf : inf_steps) {
+    INFO("step " << ++step_number);
     const auto gradients = make_gradients(composed, static_cast<float>(composed.scaler->current_scale()) / 64, with_inf);
     give(composed, gradients);
     give(fused_twin, gradients);
