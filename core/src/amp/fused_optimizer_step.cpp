@@ -169,6 +169,8 @@ class SlotTable {
 struct FusedOptimizerStep::Impl {
   OptimizerStepParts parts;
   optim::Sgd* sgd = nullptr;
+  std::int32_t sgd_rounding = 0;  // measured on the parts' device (optimizer_step_calibration.cpp)
+  std::string unusable;
 
   fused::StepScalars scalars(const at::Tensor& skip_streak, const optim::ModelEma::Averages* averages) const {
     fused::StepScalars s;
@@ -182,8 +184,8 @@ struct FusedOptimizerStep::Impl {
       s.weight_decay[g] = groups[g].weight_decay;
     }
     s.momentum = sgd->momentum();
-    s.dampening = 0.0;  // Sgd's only setting (torch.optim's default)
     s.nesterov = sgd->options().nesterov ? 1 : 0;
+    s.sgd_rounding = sgd_rounding;
     if (averages != nullptr) {
       s.decay = averages->decay.data_ptr<float>();
       s.keep = averages->keep.data_ptr<float>();
@@ -215,11 +217,31 @@ FusedOptimizerStep::FusedOptimizerStep(const OptimizerStepParts& parts) : impl_(
   impl_->parts = parts;
   impl_->sgd = dynamic_cast<optim::Sgd*>(parts.optimizer);
   if (impl_->sgd == nullptr) throw std::logic_error("FusedOptimizerStep without SGD: ask refusal() first");
+  const auto device = parts.scaler->found_inf().device();
+  // Any group's decay exercises the decay's rounding; a run without decay never uses it.
+  double weight_decay = 5e-4;
+  for (const auto& group : impl_->sgd->groups()) {
+    if (group.weight_decay != 0.0) weight_decay = group.weight_decay;
+  }
+  const auto measured = measure_sgd_rounding(weight_decay, impl_->sgd->momentum(), impl_->sgd->options().nesterov, device);
+  if (measured) {
+    impl_->sgd_rounding = *measured;
+  } else {
+    impl_->unusable = "no rounding of ours gives the composed SGD update bit for bit on " + device.str();
+  }
 }
+
+const std::string& FusedOptimizerStep::unusable() const { return impl_->unusable; }
+
+std::string FusedOptimizerStep::rounding() const { return sgd_rounding_name(impl_->sgd_rounding); }
 
 FusedOptimizerStep::~FusedOptimizerStep() = default;
 
 bool FusedOptimizerStep::run(const at::Tensor& skip_streak, std::string& why) {
+  if (!impl_->unusable.empty()) {
+    why = impl_->unusable;
+    return false;
+  }
   torch::NoGradGuard no_grad;
   const auto& parts = impl_->parts;
   SlotTable table;

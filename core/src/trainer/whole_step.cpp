@@ -153,8 +153,14 @@ void prepare_fused_optimizer_step(Session& s) {
     log::info("fused_kernels: the optimizer step stays composed (", refusal, ")");
     return;
   }
-  s.fused_optimizer_step = std::make_unique<amp::FusedOptimizerStep>(optimizer_step_parts(s));
-  log::info("fused_kernels: the optimizer step (unscale and inf check, SGD, weight copies, EMA, scale update) runs as three kernels (check, update, finish)");
+  auto step = std::make_unique<amp::FusedOptimizerStep>(optimizer_step_parts(s));
+  if (!step->unusable().empty()) {
+    log::info("fused_kernels: the optimizer step stays composed (", step->unusable(), ")");
+    return;
+  }
+  log::info("fused_kernels: the optimizer step (unscale and inf check, SGD, weight copies, EMA, scale update) runs as "
+            "three kernels (check, update, finish), SGD rounded as this LibTorch's (", step->rounding(), ")");
+  s.fused_optimizer_step = std::move(step);
 }
 
 void report_weight_gradient_stream(Session& s) {

@@ -5,8 +5,9 @@
 // The arithmetic is each replaced PyTorch kernel's, operation for operation, so that a step gives
 // the same bits: the unscale is a float32 multiply by the reciprocal of the scale worked out in
 // double (GradScaler::unscale, _amp_foreach_non_finite_check_and_unscale_); SGD follows
-// at::_fused_sgd_ (its double-typed scalars make the weight decay, momentum and lr arithmetic
-// double, rounded to float32 where PyTorch stores a float); the float16 copy rounds to nearest
+// at::_fused_sgd_, whose four multiply-adds are each rounded once or twice as the LibTorch at hand
+// was compiled (SgdRounding: measured on the device, optimizer_step_calibration.cpp, because
+// PyTorch's source does not say what nvcc contracted); the float16 copy rounds to nearest
 // even (Tensor::to); the EMA is three float32 roundings (ema * d, p * (1 - d), their sum: three
 // foreach kernels); the scale update is _amp_update_scale_'s.
 #include <cmath>
@@ -91,22 +92,36 @@ LIBREYOLO_STEP_HD inline float gradient_at(const OptimizerSlot& slot, std::int64
 
 LIBREYOLO_STEP_HD inline bool finite(float x) { return x == x && x - x == 0.f; }
 
-// at::_fused_sgd_ on one element (dampening and momentum as given, is_first_step false, not
-// maximising), `g` already unscaled. Written as PyTorch writes it: double-typed scalars widen
-// each expression to double, and the results are stored as float.
+// a * b + c rounded once (`fused`) or twice.
+LIBREYOLO_STEP_HD inline float multiply_add(bool fused, float a, float b, float c) {
+#ifdef __CUDA_ARCH__
+  return fused ? __fmaf_rn(a, b, c) : __fadd_rn(__fmul_rn(a, b), c);
+#else
+  return fused ? std::fma(a, b, c) : (a * b) + c;
+#endif
+}
+
+// at::_fused_sgd_ on one element (dampening 0, is_first_step false, not maximising), `g` already
+// unscaled, rounded as `rounding` says (SgdRounding).
 LIBREYOLO_STEP_HD inline void sgd_element(float& p, float g, float& momentum_buffer, double weight_decay,
-                                          double momentum, double dampening, bool nesterov, double lr) {
-  if (weight_decay != 0) {
-    g += weight_decay * p;
+                                          double momentum, bool nesterov, double lr, std::int32_t rounding) {
+  if (rounding & kDoubleScalars) {  // double scalars widen each expression; floats stored
+    if (weight_decay != 0) g = static_cast<float>(g + weight_decay * p);
+    const double buffer = momentum * static_cast<double>(momentum_buffer) + g;
+    momentum_buffer = static_cast<float>(buffer);
+    g = static_cast<float>(nesterov ? g + momentum * buffer : buffer);
+    p = static_cast<float>(p - lr * g);
+    return;
   }
-  const double buffer = momentum * static_cast<float>(momentum_buffer) + (1 - dampening) * g;
-  momentum_buffer = static_cast<float>(buffer);
+  const auto wd = static_cast<float>(weight_decay), m = static_cast<float>(momentum), step = static_cast<float>(lr);
+  if (wd != 0.f) g = multiply_add(rounding & kFusedDecay, wd, p, g);
+  momentum_buffer = multiply_add(rounding & kFusedMomentum, m, momentum_buffer, g);  // (1 - 0) * g is g
   if (nesterov) {
-    g = g + momentum * buffer;
+    g = multiply_add(rounding & kFusedNesterov, m, momentum_buffer, g);
   } else {
-    g = static_cast<float>(buffer);
+    g = momentum_buffer;
   }
-  p -= lr * g;
+  p = multiply_add(rounding & kFusedStep, -step, g, p);  // p - lr * g: the negation is exact
 }
 
 // The reciprocal GradScaler::unscale multiplies by: worked out in double, rounded to float.
@@ -121,8 +136,8 @@ LIBREYOLO_STEP_HD inline void update_element(const OptimizerSlot& slot, std::int
   float p = param[i];
   if (slot.grad != nullptr && !skip) {
     const float g = mul_rn(gradient_at(slot, i), inv_scale);
-    sgd_element(p, g, slot.momentum[i], s.weight_decay[slot.group], s.momentum, s.dampening, s.nesterov != 0,
-                static_cast<double>(*s.lr[slot.group]));
+    sgd_element(p, g, slot.momentum[i], s.weight_decay[slot.group], s.momentum, s.nesterov != 0,
+                static_cast<double>(*s.lr[slot.group]), s.sgd_rounding);
     param[i] = p;
   }
   if (slot.copy != nullptr) slot.copy[i] = float_to_half(p);

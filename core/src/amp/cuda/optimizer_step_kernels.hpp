@@ -31,6 +31,21 @@ struct OptimizerSlot {
   std::int32_t grad_half = 0;
 };
 
+// How torch's fused SGD rounds, which its version and nvcc decide: each of its four multiply-adds
+// (weight decay g + wd * p, momentum m * buf + g, Nesterov g + m * buf, the step p - lr * g) is
+// either one fused multiply-add or a product and a sum (the kFused* bits), in float32 with the
+// scalars rounded to float32 (recent PyTorch), or, with kDoubleScalars, in double as PyTorch
+// before about 2.6 wrote it. FusedOptimizerStep measures which on the device it runs on
+// (optimizer_step_calibration.cpp), and on the CPU which one gives our Sgd::step's bits.
+enum SgdRounding : std::int32_t {
+  kFusedDecay = 1,
+  kFusedMomentum = 2,
+  kFusedNesterov = 4,
+  kFusedStep = 8,
+  kDoubleScalars = 16,
+};
+constexpr std::int32_t kSgdRoundings = 17;  // 0-15: float32 scalars; 16: double
+
 // Everything but the table: device pointers to the scaler's, optimizer's and EMA's scalars and
 // the run's constants. The doubles are what PyTorch's kernels take as double arguments.
 struct StepScalars {
@@ -40,8 +55,9 @@ struct StepScalars {
   float* skip_streak = nullptr;    // optimizer steps skipped in a row; nullptr: not counted
   const float* lr[kStepMostGroups] = {};
   double weight_decay[kStepMostGroups] = {};
-  double momentum = 0, dampening = 0;
+  double momentum = 0;  // dampening is 0: Sgd's only setting
   std::int32_t nesterov = 0;
+  std::int32_t sgd_rounding = 0;  // SgdRounding bits
   const float* decay = nullptr;    // the EMA's d and 1 - d (nullptr: no EMA)
   const float* keep = nullptr;
   double growth_factor = 2.0, backoff_factor = 0.5;

@@ -49,7 +49,9 @@ class FusedOptimizerStep {
   // its lr from the device, a float16 gradient scaler, float32 parameters in at most eight
   // groups, float16 weight copies, an EMA whose decay is on the device.
   static std::string refusal(const OptimizerStepParts& parts);
-  explicit FusedOptimizerStep(const OptimizerStepParts& parts);  // after refusal(parts) == ""
+  // After refusal(parts) == "". On CUDA, measures how this LibTorch's fused SGD rounds (a few
+  // launches on 65,536 values, before any step is recorded): see unusable().
+  explicit FusedOptimizerStep(const OptimizerStepParts& parts);
   ~FusedOptimizerStep();
   FusedOptimizerStep(const FusedOptimizerStep&) = delete;
   FusedOptimizerStep& operator=(const FusedOptimizerStep&) = delete;
@@ -62,6 +64,12 @@ class FusedOptimizerStep {
   // caller then passes the gradients on and takes the composed path. Throws core::Error when a
   // launch fails.
   bool run(const at::Tensor& skip_streak, std::string& why);
+
+  // "" when run() can fuse; else why not for the whole run (no rounding of ours reproduces this
+  // LibTorch's fused SGD bit for bit): the session keeps the composed path then.
+  const std::string& unusable() const;
+  // How the SGD update rounds (what was measured on CUDA), for the log.
+  std::string rounding() const;
 
  private:
   struct Impl;
