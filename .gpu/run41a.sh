@@ -1,0 +1,24 @@
+# Cold (carry .devkit and .reference; export OUT DEADLINE=540): the fused optimizer step with its
+# measured SGD rounding (the calibration's at::_fused_sgd_ call first compiled here), its GPU case
+# alone first (a crash there aborted the whole unit binary in run40a), then the whole ctest (the
+# unit binary has not run whole on a GPU since the thirty-eighth session), then the step and end
+# to end with optimizer_step, and with prediction_rows beside it.
+source .gpu/common.sh
+DEADLINE=${DEADLINE:-540}
+stamp "start"
+prepare_data
+scripts/gpu-build.sh > $W/build.log 2>&1; echo "build rc=$?"; grep -E "error" $W/build.log | head -10
+stamp "built"
+timeout 60 build-gpu/bin/libreyolo_unit_tests -tc='*fused optimizer step*' > $OUT/optimizer_step_case.txt 2>&1
+stamp "optimizer step cases rc=$?"
+grep -E "logged|elements differ|test cases|assertions" $OUT/optimizer_step_case.txt | head -20
+(cd build-gpu && timeout 170 ctest -j8 --timeout 160 --output-on-failure > $OUT/ctest.log 2>&1; echo "ctest rc=$?" >> $OUT/ctest.log)
+grep -E "tests passed|tests failed|ctest rc|Failed|\[doctest\] test cases" $OUT/ctest.log | head -12
+stamp "ctest done"
+fits 60 && bench_fused $OUT/fused_optimizer_step_yolo9t.txt yolo9t optimizer_step
+grep -E "optimizer step|fused_kernels: this step" $OUT/fused_optimizer_step_yolo9t.txt | head -3
+fits 60 && bench_fused $OUT/fused_optimizer_step_yoloxs.txt yoloxs optimizer_step
+fits 60 && bench_fused $OUT/fused_both_yolo9t.txt yolo9t optimizer_step+prediction_rows
+e2e_model yolo9t measured measured+optimizer_step
+e2e_model yoloxs measured measured+optimizer_step
+stamp "end"
