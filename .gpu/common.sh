@@ -47,6 +47,20 @@ cold_start() {  # the data; build; whole ctest
   grep -E "tests passed|tests failed|ctest rc|Failed|ERROR|values:" $OUT/ctest.log | head -20
   stamp "ctest done"
 }
+build_gpu() {  # the build alone (no ctest), stamped
+  scripts/gpu-build.sh > $W/build.log 2>&1; echo "build rc=$?"; grep -E "error" $W/build.log | head -10
+  stamp "built"
+}
+unit_cases() {  # PATTERN FILE: the unit binary's cases matching PATTERN alone (60 s at most), their failures summarised
+  timeout 60 build-gpu/bin/libreyolo_unit_tests -tc="$1" > $2 2>&1
+  stamp "unit cases $1 rc=$?"
+  grep -E "logged|elements differ|test cases|assertions" $2 | head -20
+}
+whole_ctest() {  # SECONDS: the whole cuda ctest in at most SECONDS, summarised
+  (cd build-gpu && timeout $1 ctest -j8 --timeout $(($1 - 10)) --output-on-failure > $OUT/ctest.log 2>&1; echo "ctest rc=$?" >> $OUT/ctest.log)
+  grep -E "tests passed|tests failed|ctest rc|Failed|\[doctest\] test cases" $OUT/ctest.log | head -12
+  stamp "ctest done"
+}
 fits() { [ $((SECONDS + $1)) -lt ${DEADLINE:-560} ]; }  # SECONDS: will a step of $1 s end before the call's DEADLINE?
 YOLO_COMMON="data=$W/coco128x8/data.yaml imgsz=640 workers=16 cache=ram device=0 project=/tmp/runs cuda_graph=true"
 bench_fused() {  # OUTFILE MODEL CANDIDATES: bench fused measured+CANDIDATES at batch 16 (60 s at most), stamped

@@ -7,14 +7,9 @@ source .gpu/common.sh
 DEADLINE=${DEADLINE:-540}
 stamp "start"
 prepare_data
-scripts/gpu-build.sh > $W/build.log 2>&1; echo "build rc=$?"; grep -E "error" $W/build.log | head -10
-stamp "built"
-timeout 60 build-gpu/bin/libreyolo_unit_tests -tc='*fused optimizer step*' > $OUT/optimizer_step_case.txt 2>&1
-stamp "optimizer step cases rc=$?"
-grep -E "logged|elements differ|test cases|assertions" $OUT/optimizer_step_case.txt | head -20
-(cd build-gpu && timeout 170 ctest -j8 --timeout 160 --output-on-failure > $OUT/ctest.log 2>&1; echo "ctest rc=$?" >> $OUT/ctest.log)
-grep -E "tests passed|tests failed|ctest rc|Failed|\[doctest\] test cases" $OUT/ctest.log | head -12
-stamp "ctest done"
+build_gpu
+unit_cases '*fused optimizer step*' $OUT/optimizer_step_case.txt
+whole_ctest 170
 fits 60 && bench_fused $OUT/fused_optimizer_step_yolo9t.txt yolo9t optimizer_step
 grep -E "optimizer step|fused_kernels: this step" $OUT/fused_optimizer_step_yolo9t.txt | head -3
 fits 60 && bench_fused $OUT/fused_optimizer_step_yoloxs.txt yoloxs optimizer_step
