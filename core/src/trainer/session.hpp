@@ -104,7 +104,7 @@ struct Session {
   std::unique_ptr<amp::WeightGradientStream> weight_grad_stream;
   bool weight_grad_stream_reported = false;  // its first backward logged
   // fused_kernels=optimizer_step in whole-step mode without accumulation: the end of the step
-  // in three launches (prepare_fused_optimizer_step, whole_step.hpp).
+  // in three kernels (prepare_fused_optimizer_step, whole_step.hpp).
   std::unique_ptr<amp::FusedOptimizerStep> fused_optimizer_step;
   bool fused_optimizer_step_refused = false;  // a step's tensors did not fit: logged once
   profiler::StepObserver* observer = nullptr;         // set while the profiler records a window

@@ -55,7 +55,7 @@ amp::OptimizerStepParts optimizer_step_parts(const Session& s) {
   return {s.optimizer.get(), s.scaler.get(), s.weight_copies.get(), s.ema.get(), s.model.get()};
 }
 
-// The end of the window in FusedOptimizerStep's three launches. False, having passed the copies'
+// The end of the window in FusedOptimizerStep's three kernels. False, having passed the copies'
 // gradients on for finish_window_on_device, when this step's tensors do not fit it (logged once).
 bool finish_with_fused_step(Session& s) {
   if (!s.skip_streak.defined()) s.skip_streak = torch::zeros_like(s.scaler->found_inf());
