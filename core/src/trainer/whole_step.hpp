@@ -58,7 +58,7 @@ void prepare_weight_copies(Session& session);
 // gradients on a second stream (amp/weight_gradient_stream.hpp). Call after prepare_weight_copies.
 void prepare_weight_gradient_stream(Session& session);
 // fused_kernels=optimizer_step (amp/fused_optimizer_step.hpp): in whole-step mode with one batch
-// a window, no clipping and no distributed averaging, the end of every step in three launches.
+// a window, no clipping and no distributed averaging, the end of every step in three kernels.
 // Says in one line what it did or why not. Call after prepare_weight_copies.
 void prepare_fused_optimizer_step(Session& session);
 // After the first backward that used it: one log line saying how many layers did.

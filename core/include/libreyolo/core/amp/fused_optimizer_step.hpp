@@ -1,6 +1,6 @@
 #pragma once
 // fused_kernels=optimizer_step (docs/fused-kernels.md, "Optimizer step"): the end of a float16
-// training step in three launches instead of PyTorch's multi-tensor operators.
+// training step in three kernels instead of PyTorch's multi-tensor operators.
 //
 // After the backward, the composed path passes the float16 weight copies' gradients to the
 // float32 weights (WeightCopies::pass_gradients), unscales every gradient and checks it for
