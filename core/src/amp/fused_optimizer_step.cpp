@@ -43,7 +43,8 @@ struct FusedOptimizerStep::Impl {
     s.skip_streak = skip_streak.defined() ? skip_streak.data_ptr<float>() : nullptr;
     const auto& groups = sgd->groups();
     for (std::size_t g = 0; g < groups.size(); ++g) {
-      s.lr[g] = groups[g].lr_on_device.data_ptr<float>();
+      // An empty group has no device lr (make_device_lr skips it), and no slot reads it.
+      if (groups[g].lr_on_device.defined()) s.lr[g] = groups[g].lr_on_device.data_ptr<float>();
       s.weight_decay[g] = groups[g].weight_decay;
     }
     s.momentum = sgd->momentum();
