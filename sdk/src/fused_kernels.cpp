@@ -44,7 +44,7 @@ const char* const kFusedKernelNames[] = {
     "level_streams",    "stacked_convolutions", "dense_slices", "half_upsample", "native_batch_norm",
     "alternate_step_graphs", "batch_norm_silu_cluster", "batch_norm_silu_large", "aligned_channels",
     "small_convolutions", "small_convolutions_wide", "image_convolutions", "cudnn_batch_norm_silu", "prediction_rows",
-    "optimizer_step"};
+    "optimizer_step", "cudnn_spatial_batch_norm"};
 // Those measured faster on an H200 and equal within tolerance (docs/fused-kernels.md): the 2x2
 // average pool (YOLOv9-t's step 26.4 -> 25.4 ms), the same-size max pool (YOLOX-s's step 17.58 ->
 // 16.52 ms), the GPU Hungarian matching (the host solver's assignment bit for bit; RT-DETR-r18's
