@@ -42,6 +42,20 @@ Trained train_once(const torch::Tensor& x_in, const torch::Tensor& upstream, con
           layer->running_var.clone(), layer->num_batches_tracked.clone()};
 }
 
+// A float16 training pass within float16 rounding of another (relative to each result's largest
+// magnitude): outputs 2e-3, input gradients 5e-3, parameter gradients 1e-3, running statistics 1e-5.
+void check_within_half_rounding(const Trained& got, const Trained& want) {
+  using libreyolo::test::relative_difference;
+  CHECK((got.y.scalar_type() == torch::kHalf));
+  CHECK(relative_difference(got.y, want.y) < 2e-3);
+  CHECK(relative_difference(got.grad_x, want.grad_x) < 5e-3);
+  CHECK(relative_difference(got.grad_weight, want.grad_weight) < 1e-3);
+  CHECK(relative_difference(got.grad_bias, want.grad_bias) < 1e-3);
+  CHECK(relative_difference(got.running_mean, want.running_mean) < 1e-5);
+  CHECK(relative_difference(got.running_var, want.running_var) < 1e-5);
+  CHECK(got.count.item<int64_t>() == 1);
+}
+
 // The name of the backward node a training forward under `names` records on x's device.
 std::string backward_node(const torch::Tensor& x, const std::string& names) {
   const PolicyGuard policy(names.empty() ? sdk::FusedKernels::off : sdk::FusedKernels::when_built, names);
@@ -91,15 +105,7 @@ TEST_CASE("native BatchNorm: float16 channels-last on the GPU within float16 rou
   const auto upstream = torch::randn({8, 32, 40, 40}, gpu).to(torch::kHalf).contiguous(torch::MemoryFormat::ChannelsLast);
   const auto cudnn = train_once(x, upstream, "");
   const auto native = train_once(x, upstream, "native_batch_norm");
-  using libreyolo::test::relative_difference;
-  CHECK((native.y.scalar_type() == torch::kHalf));
-  CHECK(relative_difference(native.y, cudnn.y) < 2e-3);
-  CHECK(relative_difference(native.grad_x, cudnn.grad_x) < 5e-3);
-  CHECK(relative_difference(native.grad_weight, cudnn.grad_weight) < 1e-3);
-  CHECK(relative_difference(native.grad_bias, cudnn.grad_bias) < 1e-3);
-  CHECK(relative_difference(native.running_mean, cudnn.running_mean) < 1e-5);
-  CHECK(relative_difference(native.running_var, cudnn.running_var) < 1e-5);
-  CHECK(native.count.item<int64_t>() == 1);
+  check_within_half_rounding(native, cudnn);
   // That it really left cuDNN: the same values would pass above if both ran cuDNN (they did,
   // unnoticed, until torch::batch_norm's cudnn_enabled argument stopped choosing, 2026-12-06).
   const auto cudnn_node = backward_node(x, "");
@@ -139,14 +145,7 @@ TEST_CASE("cuDNN's spatial BatchNorm: small float16 channels-last maps on the GP
     const auto upstream = half_channels_last(torch::randn(shape, gpu));
     const auto persistent = train_once(x, upstream, "");
     const auto spatial = train_once(x, upstream, "cudnn_spatial_batch_norm");
-    using libreyolo::test::relative_difference;
-    CHECK((spatial.y.scalar_type() == torch::kHalf));
-    CHECK(relative_difference(spatial.y, persistent.y) < 2e-3);
-    CHECK(relative_difference(spatial.grad_x, persistent.grad_x) < 5e-3);
-    CHECK(relative_difference(spatial.grad_weight, persistent.grad_weight) < 1e-3);
-    CHECK(relative_difference(spatial.grad_bias, persistent.grad_bias) < 1e-3);
-    CHECK(relative_difference(spatial.running_mean, persistent.running_mean) < 1e-5);
-    CHECK(relative_difference(spatial.running_var, persistent.running_var) < 1e-5);
+    check_within_half_rounding(spatial, persistent);
     const auto node = backward_node(x, "cudnn_spatial_batch_norm");
     CAPTURE(node);
     CHECK(node.find("CudnnSpatialBatchNorm") != std::string::npos);
