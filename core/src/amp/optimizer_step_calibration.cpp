@@ -1,24 +1,19 @@
 // Which SgdRounding reproduces the composed SGD update on a device. On CUDA that is torch's fused
-// SGD kernel: PyTorch's source says its arithmetic (float32 scalars in recent versions, double in
-// older ones) but not which of its multiply-adds nvcc fused into one rounding, and a one-ulp
-// difference in a momentum buffer is enough to make two runs drift apart. On the CPU it is our
+// SGD kernel (through our Sgd, as the trainer calls it): PyTorch's source says its arithmetic
+// (float32 scalars in recent versions, double in older ones) but not which of its multiply-adds
+// nvcc fused into one rounding, and a one-ulp difference in a momentum buffer is enough to make
+// two runs drift apart. On the CPU it is our
 // Sgd::step, whose additions with a factor LibTorch may compute with FMA instructions or not,
 // as the CPU allows. So the fused optimizer step measures it once, before the first step: the
 // composed update and ours in each rounding on the same 65,536 values; the first of ours that
 // matches bit for bit wins (FusedOptimizerStep's constructor).
 #include <torch/torch.h>
-#include <torch/version.h>
 
 #include "libreyolo/core/optim/sgd.hpp"
 #include "optimizer_step_launch.hpp"
 
 namespace libreyolo::core::amp {
 namespace {
-
-// at::_fused_sgd_'s overload with the lr as a device tensor: LibTorch 2.4 and later (sgd.cpp).
-#if TORCH_VERSION_MAJOR > 2 || (TORCH_VERSION_MAJOR == 2 && TORCH_VERSION_MINOR >= 4)
-#define LIBREYOLO_CALIBRATION_HAS_FUSED_SGD 1
-#endif
 
 constexpr std::int64_t kProbeValues = 1 << 16;
 constexpr double kProbeLr = 0.01;
@@ -35,31 +30,29 @@ torch::Tensor probe(double frequency, double scale, torch::Device device) {
   return (torch::sin(x * frequency + 0.5) * scale).to(torch::kFloat32).to(device);
 }
 
-// The composed update of `p` and `m` in place: torch's fused kernel on CUDA, Sgd::step on the CPU.
-// False when this LibTorch has no fused SGD with a device lr.
-bool composed_update(torch::Tensor& p, const torch::Tensor& g, torch::Tensor& m, const SgdSettings& o,
-                     const torch::Tensor& lr) {
-  if (p.is_cuda()) {
-#ifdef LIBREYOLO_CALIBRATION_HAS_FUSED_SGD
-    at::_fused_sgd_({p}, {g.clone()}, {m}, o.weight_decay, o.momentum, lr, /*dampening=*/0.0, o.nesterov,
-                    /*maximize=*/false, /*is_first_step=*/false, /*grad_scale=*/{}, /*found_inf=*/{});
-    return true;
-#else
-    return false;
-#endif
-  }
+// The composed update of `p` and `m` in place, as the trainer's composed path makes it: our Sgd
+// over the one tensor, through torch's fused kernel with the lr on the device where the trainer's
+// whole step uses it (step_unless_found_inf), else Sgd::step. False when neither can run here.
+bool composed_update(torch::Tensor& p, const torch::Tensor& g, torch::Tensor& m, const SgdSettings& o) {
   std::vector<optim::ParamGroup> groups(1);
   groups[0].params.push_back(p.set_requires_grad(true));
   groups[0].weight_decay = o.weight_decay;
   optim::Sgd sgd(std::move(groups), optim::SgdOptions{o.momentum, o.nesterov});
+  const bool on_device = p.is_cuda() && sgd.use_device_lr();
+  if (p.is_cuda() && !on_device) return false;  // this LibTorch has no fused SGD reading a device lr
   sgd.set_lr(kProbeLr);
   sgd.momentum_buffer(0, 0).copy_(m);
   p.mutable_grad() = g.clone();
-  sgd.step();
+  bool stepped = true;
+  if (on_device) {
+    stepped = sgd.step_unless_found_inf(torch::zeros({}, p.options()));
+  } else {
+    sgd.step();
+  }
   m.copy_(sgd.momentum_buffer(0, 0));
   p.mutable_grad().reset();
   p.set_requires_grad(false);
-  return true;
+  return stepped;
 }
 
 // Our update of `p` and `m` in place, in `rounding`; "" or what failed.
@@ -95,7 +88,7 @@ std::optional<std::int32_t> measure_sgd_rounding(double weight_decay, double mom
   const auto p = probe(0.37, 0.1, device), g = probe(1.31, 0.02, device), m = probe(2.17, 0.02, device);
   const auto lr = torch::full({}, kProbeLr, torch::TensorOptions().dtype(torch::kFloat32).device(device));
   auto p_composed = p.clone(), m_composed = m.clone();
-  if (!composed_update(p_composed, g, m_composed, settings, lr)) return std::nullopt;
+  if (!composed_update(p_composed, g, m_composed, settings)) return std::nullopt;
   for (std::int32_t rounding = 0; rounding < fused::kSgdRoundings; ++rounding) {
     auto p_ours = p.clone(), m_ours = m.clone();
     if (!our_update(p_ours, g, m_ours, settings, lr, rounding).empty()) return std::nullopt;
