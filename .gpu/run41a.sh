@@ -1,5 +1,5 @@
 # Cold (carry .devkit and .reference; export OUT DEADLINE=540): the fused optimizer step with its
-# measured SGD rounding (the calibration's at::_fused_sgd_ call first compiled here), its GPU case
+# measured SGD rounding (its calibration first run on a GPU here), its GPU case
 # alone first (a crash there aborted the whole unit binary in run40a), then the whole ctest (the
 # unit binary has not run whole on a GPU since the thirty-eighth session), then the step and end
 # to end with optimizer_step, and with prediction_rows beside it.
