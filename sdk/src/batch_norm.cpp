@@ -7,7 +7,6 @@
 
 #include "libreyolo/sdk/batch_count.hpp"
 #include "libreyolo/sdk/fused_kernels.hpp"
-#include "cudnn_spatial_batch_norm.hpp"
 #include "module_copy.hpp"
 
 // LibTorch 1.13 defines this member in libtorch but does not export it, while the construction
@@ -35,19 +34,13 @@ torch::Tensor BatchNorm2dImpl::forward(const torch::Tensor& input) {
   if (!counts || !options.momentum()) return torch::nn::BatchNorm2dImpl::forward(input);
   _check_input_dim(input);
   count_batch(num_batches_tracked);
-  // torch::nn::functional::batch_norm's own check and call, or two candidates measured in the
-  // step against cuDNN's persistent kernels (which make a memset per call each way and take 8-9 us
-  // on a step's small maps): under cudnn_spatial_batch_norm cuDNN's plain spatial mode on the
-  // small channels-last float16 maps, under native_batch_norm PyTorch's own BatchNorm kernels.
-  // Called by name: torch::batch_norm's cudnn_enabled argument no longer chooses anything
-  // (PyTorch 2.11 asks the global cuDNN switch alone; passing false left the step's kernels and
-  // bits unchanged on the GPU, 2026-12-06).
+  // torch::nn::functional::batch_norm's own check and call, or under native_batch_norm PyTorch's
+  // own BatchNorm kernels instead of cuDNN's (which make a memset per call each way and take 8-9 us
+  // on a step's small maps), a candidate measured in the step. Called by name: torch::batch_norm's
+  // cudnn_enabled argument no longer chooses anything (PyTorch 2.11 asks the global cuDNN switch
+  // alone; passing false left the step's kernels and bits unchanged on the GPU, 2026-12-06).
   TORCH_CHECK(input.size(0) * input.size(2) * input.size(3) != 1,
               "Expected more than 1 value per channel when training, got input size ", input.sizes());
-  if (fused_kernel_allowed("cudnn_spatial_batch_norm") && cudnn_spatial_batch_norm_fits(input) &&
-      options.affine() && cudnn_spatial_batch_norm_unavailable().empty()) {
-    return cudnn_spatial_batch_norm(input, weight, bias, running_mean, running_var, *options.momentum(), options.eps());
-  }
   if (fused_kernel_allowed("native_batch_norm")) {
     return std::get<0>(torch::native_batch_norm(input, weight, bias, running_mean, running_var, /*training=*/true,
                                                 *options.momentum(), options.eps()));

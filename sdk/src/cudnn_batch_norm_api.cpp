@@ -30,8 +30,6 @@ struct Api {
   decltype(&cudnnGetBatchNormalizationForwardTrainingExWorkspaceSize) forward_workspace = nullptr;
   decltype(&cudnnGetBatchNormalizationTrainingExReserveSpaceSize) reserve_size = nullptr;
   decltype(&cudnnBatchNormalizationForwardTrainingEx) forward = nullptr;
-  decltype(&cudnnGetBatchNormalizationBackwardExWorkspaceSize) backward_workspace = nullptr;
-  decltype(&cudnnBatchNormalizationBackwardEx) backward = nullptr;
   decltype(&cudnnSetStream) set_stream = nullptr;
   decltype(&cudnnGetErrorString) error_text = nullptr;
   std::string missing;  // the first entry point not found
@@ -60,8 +58,6 @@ Api resolve() {
   find(a.forward_workspace, "cudnnGetBatchNormalizationForwardTrainingExWorkspaceSize", library, a.missing);
   find(a.reserve_size, "cudnnGetBatchNormalizationTrainingExReserveSpaceSize", library, a.missing);
   find(a.forward, "cudnnBatchNormalizationForwardTrainingEx", library, a.missing);
-  find(a.backward_workspace, "cudnnGetBatchNormalizationBackwardExWorkspaceSize", library, a.missing);
-  find(a.backward, "cudnnBatchNormalizationBackwardEx", library, a.missing);
   find(a.set_stream, "cudnnSetStream", library, a.missing);
   find(a.error_text, "cudnnGetErrorString", library, a.missing);
   return a;
@@ -73,7 +69,7 @@ const Api& api() {
 }
 
 void check(cudnnStatus_t status, const char* what) {
-  TORCH_CHECK(status == CUDNN_STATUS_SUCCESS, "cuDNN BatchNorm: ", what, " failed: ",
+  TORCH_CHECK(status == CUDNN_STATUS_SUCCESS, "cuDNN BatchNorm + SiLU: ", what, " failed: ",
               api().error_text != nullptr ? api().error_text(status) : "(no error text)");
 }
 
@@ -81,11 +77,8 @@ void check(cudnnStatus_t status, const char* what) {
 struct Descriptors {
   cudnnTensorDescriptor_t x = nullptr, params = nullptr;
   cudnnActivationDescriptor_t swish = nullptr;
-  // PyTorch's choice for training is the persistent kernels (NHWC float16), which put a memset
-  // before every call; cudnn_spatial_batch_norm asks for the plain spatial ones.
-  cudnnBatchNormMode_t mode;
 
-  Descriptors(const torch::Tensor& t, cudnnBatchNormMode_t batch_norm_mode) : mode(batch_norm_mode) {
+  explicit Descriptors(const torch::Tensor& t) {
     const Api& a = api();
     check(a.create_tensor(&x), "cudnnCreateTensorDescriptor");
     check(a.create_tensor(&params), "cudnnCreateTensorDescriptor");
@@ -93,7 +86,7 @@ struct Descriptors {
     const auto n = [&](int d) { return static_cast<int>(t.size(d)); };
     const auto s = [&](int d) { return static_cast<int>(t.stride(d)); };
     check(a.set_tensor(x, CUDNN_DATA_HALF, n(0), n(1), n(2), n(3), s(0), s(1), s(2), s(3)), "setting x's descriptor");
-    check(a.derive_bn(params, x, mode), "cudnnDeriveBNTensorDescriptor");
+    check(a.derive_bn(params, x, kMode), "cudnnDeriveBNTensorDescriptor");
     check(a.set_activation(swish, CUDNN_ACTIVATION_SWISH, CUDNN_PROPAGATE_NAN, 0.0), "setting SWISH");
     check(a.set_swish_beta(swish, 1.0), "setting SWISH's beta");  // x * sigmoid(1 * x): SiLU
   }
@@ -104,14 +97,10 @@ struct Descriptors {
   }
   Descriptors(const Descriptors&) = delete;
   Descriptors& operator=(const Descriptors&) = delete;
-};
 
-// cuDNN's handle on the current stream.
-cudnnHandle_t handle_on_stream() {
-  const auto handle = at::native::getCudnnHandle();
-  check(api().set_stream(handle, at::cuda::getCurrentCUDAStream().stream()), "cudnnSetStream");
-  return handle;
-}
+  // PyTorch's choice for training: the persistent kernels for NHWC float16.
+  static constexpr cudnnBatchNormMode_t kMode = CUDNN_BATCHNORM_SPATIAL_PERSISTENT;
+};
 
 torch::Tensor bytes(std::size_t count, const torch::Tensor& like) {
   return torch::empty({static_cast<int64_t>(count)}, like.options().dtype(torch::kByte));
@@ -127,17 +116,18 @@ std::string unavailable() {
 torch::Tensor forward_silu(const torch::Tensor& x, const torch::Tensor& weight, const torch::Tensor& bias,
                            const torch::Tensor& running_mean, const torch::Tensor& running_var, double momentum,
                            double eps, ForwardSaved& saved) {
-  TORCH_CHECK(unavailable().empty(), "cuDNN BatchNorm: ", unavailable());
+  TORCH_CHECK(unavailable().empty(), "cuDNN BatchNorm + SiLU: ", unavailable());
   const Api& a = api();
-  const Descriptors d(x, CUDNN_BATCHNORM_SPATIAL_PERSISTENT);
-  const auto handle = handle_on_stream();
+  const Descriptors d(x);
+  const auto handle = at::native::getCudnnHandle();
+  check(a.set_stream(handle, at::cuda::getCurrentCUDAStream().stream()), "cudnnSetStream");
   std::size_t workspace_size = 0, reserve_fused = 0, reserve_plain = 0;
-  check(a.forward_workspace(handle, d.mode, CUDNN_BATCHNORM_OPS_BN_ACTIVATION, d.x, nullptr, d.x, d.params, d.swish,
+  check(a.forward_workspace(handle, d.kMode, CUDNN_BATCHNORM_OPS_BN_ACTIVATION, d.x, nullptr, d.x, d.params, d.swish,
                             &workspace_size),
         "the forward's workspace size");
-  check(a.reserve_size(handle, d.mode, CUDNN_BATCHNORM_OPS_BN_ACTIVATION, d.swish, d.x, &reserve_fused),
+  check(a.reserve_size(handle, d.kMode, CUDNN_BATCHNORM_OPS_BN_ACTIVATION, d.swish, d.x, &reserve_fused),
         "the reserve space's size");
-  check(a.reserve_size(handle, d.mode, CUDNN_BATCHNORM_OPS_BN, nullptr, d.x, &reserve_plain),
+  check(a.reserve_size(handle, d.kMode, CUDNN_BATCHNORM_OPS_BN, nullptr, d.x, &reserve_plain),
         "the BatchNorm-only reserve space's size");
   auto workspace = bytes(workspace_size, x);
   saved.reserve = bytes(std::max(reserve_fused, reserve_plain), x);
@@ -145,60 +135,12 @@ torch::Tensor forward_silu(const torch::Tensor& x, const torch::Tensor& weight, 
   saved.save_invstd = torch::empty({x.size(1)}, weight.options());
   auto y = torch::empty(x.sizes(), x.options().memory_format(torch::MemoryFormat::ChannelsLast));
   const float one = 1.0f, zero = 0.0f;
-  check(a.forward(handle, d.mode, CUDNN_BATCHNORM_OPS_BN_ACTIVATION, &one, &zero, d.x, x.data_ptr(), nullptr, nullptr,
+  check(a.forward(handle, d.kMode, CUDNN_BATCHNORM_OPS_BN_ACTIVATION, &one, &zero, d.x, x.data_ptr(), nullptr, nullptr,
                   d.x, y.data_ptr(), d.params, weight.data_ptr(), bias.data_ptr(), momentum, running_mean.data_ptr(),
                   running_var.data_ptr(), eps, saved.save_mean.data_ptr(), saved.save_invstd.data_ptr(), d.swish,
                   workspace.data_ptr(), workspace_size, saved.reserve.data_ptr(), saved.reserve.numel()),
         "cudnnBatchNormalizationForwardTrainingEx (BN + SWISH)");
   return y;
-}
-
-torch::Tensor forward_spatial(const torch::Tensor& x, const torch::Tensor& weight, const torch::Tensor& bias,
-                              const torch::Tensor& running_mean, const torch::Tensor& running_var, double momentum,
-                              double eps, ForwardSaved& saved) {
-  TORCH_CHECK(unavailable().empty(), "cuDNN BatchNorm: ", unavailable());
-  const Api& a = api();
-  const Descriptors d(x, CUDNN_BATCHNORM_SPATIAL);
-  const auto handle = handle_on_stream();
-  std::size_t workspace_size = 0, reserve_size = 0;
-  check(a.forward_workspace(handle, d.mode, CUDNN_BATCHNORM_OPS_BN, d.x, nullptr, d.x, d.params, nullptr, &workspace_size),
-        "the spatial forward's workspace size");
-  check(a.reserve_size(handle, d.mode, CUDNN_BATCHNORM_OPS_BN, nullptr, d.x, &reserve_size), "the reserve space's size");
-  auto workspace = bytes(workspace_size, x);
-  saved.reserve = bytes(reserve_size, x);
-  saved.save_mean = torch::empty({x.size(1)}, weight.options());
-  saved.save_invstd = torch::empty({x.size(1)}, weight.options());
-  auto y = torch::empty(x.sizes(), x.options().memory_format(torch::MemoryFormat::ChannelsLast));
-  const float one = 1.0f, zero = 0.0f;
-  check(a.forward(handle, d.mode, CUDNN_BATCHNORM_OPS_BN, &one, &zero, d.x, x.data_ptr(), nullptr, nullptr, d.x,
-                  y.data_ptr(), d.params, weight.data_ptr(), bias.data_ptr(), momentum, running_mean.data_ptr(),
-                  running_var.data_ptr(), eps, saved.save_mean.data_ptr(), saved.save_invstd.data_ptr(), nullptr,
-                  workspace.data_ptr(), workspace_size, saved.reserve.data_ptr(), reserve_size),
-        "cudnnBatchNormalizationForwardTrainingEx (spatial)");
-  return y;
-}
-
-std::tuple<torch::Tensor, torch::Tensor, torch::Tensor> backward_spatial(const torch::Tensor& x, const torch::Tensor& grad_y,
-                                                                         const torch::Tensor& weight,
-                                                                         const ForwardSaved& saved, double eps) {
-  const Api& a = api();
-  const Descriptors d(x, CUDNN_BATCHNORM_SPATIAL);
-  const auto handle = handle_on_stream();
-  std::size_t workspace_size = 0;
-  check(a.backward_workspace(handle, d.mode, CUDNN_BATCHNORM_OPS_BN, d.x, d.x, d.x, nullptr, d.x, d.params, nullptr,
-                             &workspace_size),
-        "the spatial backward's workspace size");
-  auto workspace = bytes(workspace_size, x);
-  auto grad_x = torch::empty(x.sizes(), x.options().memory_format(torch::MemoryFormat::ChannelsLast));
-  auto grad_weight = torch::empty_like(weight), grad_bias = torch::empty_like(weight);
-  const float one = 1.0f, zero = 0.0f;
-  check(a.backward(handle, d.mode, CUDNN_BATCHNORM_OPS_BN, &one, &zero, &one, &zero, d.x, x.data_ptr(), nullptr, nullptr,
-                   d.x, grad_y.data_ptr(), nullptr, nullptr, d.x, grad_x.data_ptr(), d.params, weight.data_ptr(), nullptr,
-                   grad_weight.data_ptr(), grad_bias.data_ptr(), eps, saved.save_mean.data_ptr(),
-                   saved.save_invstd.data_ptr(), nullptr, workspace.data_ptr(), workspace_size,
-                   saved.reserve.data_ptr(), static_cast<std::size_t>(saved.reserve.numel())),
-        "cudnnBatchNormalizationBackwardEx (spatial)");
-  return {grad_x, grad_weight, grad_bias};
 }
 
 }  // namespace libreyolo::sdk::cudnn_bn

@@ -1,9 +1,8 @@
 #pragma once
 // cuDNN's training BatchNorm with an activation in its forward kernel
 // (cudnnBatchNormalizationForwardTrainingEx, CUDNN_BATCHNORM_OPS_BN_ACTIVATION), which PyTorch
-// never asks for: PyTorch calls the same entry point with the BatchNorm alone; and the BatchNorm
-// alone in cuDNN's plain spatial mode, which PyTorch does not ask for either. SDK-internal, CUDA
-// builds only (cudnn_batch_norm_silu.cpp, cudnn_spatial_batch_norm.cpp).
+// never asks for: PyTorch calls the same entry point with the BatchNorm alone. SDK-internal, CUDA
+// builds only (cudnn_batch_norm_silu.cpp).
 //
 // The entry points are looked up in the process at run time (dlsym), not linked: LibTorch's CUDA
 // library has already loaded its cuDNN, and a second link line could name another copy (the GPU
@@ -13,7 +12,6 @@
 
 #include <cstddef>
 #include <string>
-#include <tuple>
 
 namespace libreyolo::sdk::cudnn_bn {
 
@@ -34,17 +32,5 @@ struct ForwardSaved {
 torch::Tensor forward_silu(const torch::Tensor& x, const torch::Tensor& weight, const torch::Tensor& bias,
                            const torch::Tensor& running_mean, const torch::Tensor& running_var, double momentum,
                            double eps, ForwardSaved& saved);
-
-// batch_norm(x) with the batch's statistics in cuDNN's plain spatial mode (CUDNN_BATCHNORM_SPATIAL,
-// the BatchNorm alone), not the persistent one PyTorch asks for: the same arguments and running
-// averages as forward_silu, for cudnn_spatial_batch_norm.cpp.
-torch::Tensor forward_spatial(const torch::Tensor& x, const torch::Tensor& weight, const torch::Tensor& bias,
-                              const torch::Tensor& running_mean, const torch::Tensor& running_var, double momentum,
-                              double eps, ForwardSaved& saved);
-// Its backward in the same mode: the gradients of x (channels-last like x), weight and bias.
-// grad_y: channels-last float16 like x.
-std::tuple<torch::Tensor, torch::Tensor, torch::Tensor> backward_spatial(const torch::Tensor& x, const torch::Tensor& grad_y,
-                                                                         const torch::Tensor& weight,
-                                                                         const ForwardSaved& saved, double eps);
 
 }  // namespace libreyolo::sdk::cudnn_bn

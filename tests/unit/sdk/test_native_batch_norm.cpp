@@ -3,16 +3,12 @@
 // parameter gradients, running statistics and count as the default (on the CPU both are PyTorch's
 // kernel), and the same refusal of one value per channel. On a GPU: float16 channels-last input
 // with float32 parameters (as under autocast), within float16 rounding of cuDNN's, and off cuDNN
-// (the backward node autograd records names the kernels). Also fused_kernels=cudnn_spatial_batch_norm
-// (cudnn_spatial_batch_norm.cpp): cuDNN's BatchNorm in its plain spatial mode on the small
-// channels-last float16 maps: the default's bits on the CPU (where it never runs), within float16
-// rounding of the persistent mode's on a GPU, and the large maps left to the persistent mode.
+// (the backward node autograd records names the kernels).
 #include "../torch_doctest.hpp"
 
 #include <libreyolo/sdk/batch_norm.hpp>
 
 #include <string>
-#include <vector>
 
 #include "fused_test_support.hpp"
 
@@ -114,45 +110,4 @@ TEST_CASE("native BatchNorm: float16 channels-last on the GPU within float16 rou
   CAPTURE(native_node);
   CHECK(cudnn_node.find("Cudnn") != std::string::npos);
   CHECK(native_node.find("NativeBatchNorm") != std::string::npos);
-}
-
-TEST_CASE("cuDNN's spatial BatchNorm: on the CPU the default's outputs, gradients and statistics") {
-  torch::manual_seed(3);
-  const auto x = (torch::randn({3, 5, 6, 7}) * 2 + 1).contiguous(torch::MemoryFormat::ChannelsLast);
-  const auto upstream = torch::randn({3, 5, 6, 7});
-  const auto want = train_once(x, upstream, "");
-  const auto got = train_once(x, upstream, "cudnn_spatial_batch_norm");
-  CHECK(torch::equal(got.y, want.y));
-  CHECK(torch::equal(got.grad_x, want.grad_x));
-  CHECK(torch::equal(got.grad_weight, want.grad_weight));
-  CHECK(torch::equal(got.running_var, want.running_var));
-  CHECK(got.count.item<int64_t>() == 1);
-}
-
-TEST_CASE("cuDNN's spatial BatchNorm: small float16 channels-last maps on the GPU within float16 rounding of the persistent mode") {
-  if (!torch::cuda::is_available()) {
-    MESSAGE("skipped: no CUDA device");
-    return;
-  }
-  torch::manual_seed(5);
-  const auto gpu = torch::TensorOptions().device(torch::kCUDA, 0);
-  const auto half_channels_last = [](const torch::Tensor& t) {
-    return t.to(torch::kHalf).contiguous(torch::MemoryFormat::ChannelsLast);
-  };
-  for (const auto& shape : {std::vector<int64_t>{16, 64, 20, 20}, std::vector<int64_t>{16, 32, 80, 80}}) {
-    INFO("shape " << torch::IntArrayRef(shape));
-    const auto x = half_channels_last(torch::randn(shape, gpu) * 2 + 1);
-    const auto upstream = half_channels_last(torch::randn(shape, gpu));
-    const auto persistent = train_once(x, upstream, "");
-    const auto spatial = train_once(x, upstream, "cudnn_spatial_batch_norm");
-    check_within_half_rounding(spatial, persistent);
-    const auto node = backward_node(x, "cudnn_spatial_batch_norm");
-    CAPTURE(node);
-    CHECK(node.find("CudnnSpatialBatchNorm") != std::string::npos);
-  }
-  // 2^18 positions and more: the persistent mode, as by default.
-  const auto large = half_channels_last(torch::randn({16, 16, 160, 160}, gpu));
-  const auto node = backward_node(large, "cudnn_spatial_batch_norm");
-  CAPTURE(node);
-  CHECK(node.find("CudnnSpatialBatchNorm") == std::string::npos);
 }
