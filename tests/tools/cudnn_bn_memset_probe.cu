@@ -167,27 +167,50 @@ std::vector<cudaGraphNode_t> arena_memsets(cudaGraph_t graph, const Setup& u, bo
   return found;
 }
 
-// B: each arena memset waits for nothing.
-void detach(cudaGraph_t graph, const std::vector<cudaGraphNode_t>& memsets) {
-  for (auto node : memsets) {
-    size_t count = 0;
-    CHECK_CUDA(cudaGraphNodeGetDependencies(node, nullptr, nullptr, &count));
-    std::vector<cudaGraphNode_t> before(count);
-    CHECK_CUDA(cudaGraphNodeGetDependencies(node, before.data(), nullptr, &count));
-    std::vector<cudaGraphNode_t> to(count, node);
-    if (count > 0) CHECK_CUDA(cudaGraphRemoveDependencies(graph, before.data(), to.data(), nullptr, count));
+std::vector<cudaGraphNode_t> before(cudaGraphNode_t node) {
+  size_t count = 0;
+  CHECK_CUDA(cudaGraphNodeGetDependencies(node, nullptr, nullptr, &count));
+  std::vector<cudaGraphNode_t> list(count);
+  if (count > 0) CHECK_CUDA(cudaGraphNodeGetDependencies(node, list.data(), nullptr, &count));
+  return list;
+}
+
+std::vector<cudaGraphNode_t> after(cudaGraphNode_t node) {
+  size_t count = 0;
+  CHECK_CUDA(cudaGraphNodeGetDependentNodes(node, nullptr, nullptr, &count));
+  std::vector<cudaGraphNode_t> list(count);
+  if (count > 0) CHECK_CUDA(cudaGraphNodeGetDependentNodes(node, list.data(), nullptr, &count));
+  return list;
+}
+
+// Edges from every node in `from` to every node in `to`.
+void connect(cudaGraph_t graph, const std::vector<cudaGraphNode_t>& from, const std::vector<cudaGraphNode_t>& to) {
+  for (auto a : from) {
+    for (auto b : to) CHECK_CUDA(cudaGraphAddDependencies(graph, &a, &b, nullptr, 1));
   }
+}
+
+// Takes a memset out of the chain it was recorded in: what waited for it now waits for what it
+// waited for (the call's inputs), and it waits for nothing.
+void unchain(cudaGraph_t graph, cudaGraphNode_t memset) {
+  const auto preceding = before(memset);
+  connect(graph, preceding, after(memset));
+  std::vector<cudaGraphNode_t> to(preceding.size(), memset);
+  if (!preceding.empty()) CHECK_CUDA(cudaGraphRemoveDependencies(graph, preceding.data(), to.data(), nullptr, to.size()));
+}
+
+// B: each arena memset waits for nothing (its call still waits for it and for its inputs).
+void detach(cudaGraph_t graph, const std::vector<cudaGraphNode_t>& memsets) {
+  for (auto node : memsets) unchain(graph, node);
 }
 
 // C: the arena memsets replaced by one of the whole arena, before every node that waited for one.
 void merge(cudaGraph_t graph, const std::vector<cudaGraphNode_t>& memsets, const Setup& u) {
   std::vector<cudaGraphNode_t> waiting;
   for (auto node : memsets) {
-    size_t count = 0;
-    CHECK_CUDA(cudaGraphNodeGetDependentNodes(node, nullptr, nullptr, &count));
-    std::vector<cudaGraphNode_t> after(count);
-    CHECK_CUDA(cudaGraphNodeGetDependentNodes(node, after.data(), nullptr, &count));
-    waiting.insert(waiting.end(), after.begin(), after.end());
+    unchain(graph, node);
+    const auto next = after(node);
+    waiting.insert(waiting.end(), next.begin(), next.end());
     CHECK_CUDA(cudaGraphDestroyNode(node));
   }
   cudaMemsetParams p{};
@@ -198,8 +221,7 @@ void merge(cudaGraph_t graph, const std::vector<cudaGraphNode_t>& memsets, const
   p.height = 1;
   cudaGraphNode_t whole;
   CHECK_CUDA(cudaGraphAddMemsetNode(&whole, graph, nullptr, 0, &p));
-  std::vector<cudaGraphNode_t> from(waiting.size(), whole);
-  if (!waiting.empty()) CHECK_CUDA(cudaGraphAddDependencies(graph, from.data(), waiting.data(), nullptr, waiting.size()));
+  connect(graph, {whole}, waiting);
 }
 
 struct Outcome {
