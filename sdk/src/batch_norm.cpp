@@ -5,7 +5,9 @@
 #include <tuple>
 #include <utility>
 
+#include "cudnn_persistent_batch_norm.hpp"
 #include "libreyolo/sdk/batch_count.hpp"
+#include "libreyolo/sdk/batch_norm_workspaces.hpp"
 #include "libreyolo/sdk/fused_kernels.hpp"
 #include "module_copy.hpp"
 
@@ -41,6 +43,14 @@ torch::Tensor BatchNorm2dImpl::forward(const torch::Tensor& input) {
   // alone; passing false left the step's kernels and bits unchanged on the GPU, 2026-12-06).
   TORCH_CHECK(input.size(0) * input.size(2) * input.size(3) != 1,
               "Expected more than 1 value per channel when training, got input size ", input.sizes());
+  // Under batch_norm_memsets the same cuDNN calls with this layer's own workspaces, so that a
+  // recorded step can take cuDNN's memsets off its critical path (batch_norm_workspaces.hpp).
+  if (batch_norm_memsets_allowed() && options.affine() &&
+      own_workspace_batch_norm_fits(input, weight, bias, running_mean, running_var) &&
+      own_workspace_batch_norm_unavailable().empty()) {
+    return own_workspace_batch_norm(this, input, weight, bias, running_mean, running_var, *options.momentum(),
+                                    options.eps());
+  }
   if (fused_kernel_allowed("native_batch_norm")) {
     return std::get<0>(torch::native_batch_norm(input, weight, bias, running_mean, running_var, /*training=*/true,
                                                 *options.momentum(), options.eps()));

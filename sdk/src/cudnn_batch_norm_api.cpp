@@ -30,6 +30,8 @@ struct Api {
   decltype(&cudnnGetBatchNormalizationForwardTrainingExWorkspaceSize) forward_workspace = nullptr;
   decltype(&cudnnGetBatchNormalizationTrainingExReserveSpaceSize) reserve_size = nullptr;
   decltype(&cudnnBatchNormalizationForwardTrainingEx) forward = nullptr;
+  decltype(&cudnnGetBatchNormalizationBackwardExWorkspaceSize) backward_workspace = nullptr;
+  decltype(&cudnnBatchNormalizationBackwardEx) backward = nullptr;
   decltype(&cudnnSetStream) set_stream = nullptr;
   decltype(&cudnnGetErrorString) error_text = nullptr;
   std::string missing;  // the first entry point not found
@@ -58,6 +60,8 @@ Api resolve() {
   find(a.forward_workspace, "cudnnGetBatchNormalizationForwardTrainingExWorkspaceSize", library, a.missing);
   find(a.reserve_size, "cudnnGetBatchNormalizationTrainingExReserveSpaceSize", library, a.missing);
   find(a.forward, "cudnnBatchNormalizationForwardTrainingEx", library, a.missing);
+  find(a.backward_workspace, "cudnnGetBatchNormalizationBackwardExWorkspaceSize", library, a.missing);
+  find(a.backward, "cudnnBatchNormalizationBackwardEx", library, a.missing);
   find(a.set_stream, "cudnnSetStream", library, a.missing);
   find(a.error_text, "cudnnGetErrorString", library, a.missing);
   return a;
@@ -69,7 +73,7 @@ const Api& api() {
 }
 
 void check(cudnnStatus_t status, const char* what) {
-  TORCH_CHECK(status == CUDNN_STATUS_SUCCESS, "cuDNN BatchNorm + SiLU: ", what, " failed: ",
+  TORCH_CHECK(status == CUDNN_STATUS_SUCCESS, "cuDNN BatchNorm: ", what, " failed: ",
               api().error_text != nullptr ? api().error_text(status) : "(no error text)");
 }
 
@@ -79,6 +83,7 @@ struct Descriptors {
   cudnnActivationDescriptor_t swish = nullptr;
 
   explicit Descriptors(const torch::Tensor& t) {
+    // Only float16 reaches here (forward_silu's caller and persistent_fits check it).
     const Api& a = api();
     check(a.create_tensor(&x), "cudnnCreateTensorDescriptor");
     check(a.create_tensor(&params), "cudnnCreateTensorDescriptor");
@@ -106,6 +111,15 @@ torch::Tensor bytes(std::size_t count, const torch::Tensor& like) {
   return torch::empty({static_cast<int64_t>(count)}, like.options().dtype(torch::kByte));
 }
 
+// cuDNN's handle on the current stream.
+cudnnHandle_t handle_on_stream() {
+  const auto handle = at::native::getCudnnHandle();
+  check(api().set_stream(handle, at::cuda::getCurrentCUDAStream().stream()), "cudnnSetStream");
+  return handle;
+}
+
+void* address_or_null(const torch::Tensor& t) { return t.defined() ? t.data_ptr() : nullptr; }
+
 }  // namespace
 
 std::string unavailable() {
@@ -116,7 +130,7 @@ std::string unavailable() {
 torch::Tensor forward_silu(const torch::Tensor& x, const torch::Tensor& weight, const torch::Tensor& bias,
                            const torch::Tensor& running_mean, const torch::Tensor& running_var, double momentum,
                            double eps, ForwardSaved& saved) {
-  TORCH_CHECK(unavailable().empty(), "cuDNN BatchNorm + SiLU: ", unavailable());
+  TORCH_CHECK(unavailable().empty(), "cuDNN BatchNorm: ", unavailable());
   const Api& a = api();
   const Descriptors d(x);
   const auto handle = at::native::getCudnnHandle();
@@ -141,6 +155,64 @@ torch::Tensor forward_silu(const torch::Tensor& x, const torch::Tensor& weight, 
                   workspace.data_ptr(), workspace_size, saved.reserve.data_ptr(), saved.reserve.numel()),
         "cudnnBatchNormalizationForwardTrainingEx (BN + SWISH)");
   return y;
+}
+
+WorkspaceBytes workspace_bytes(const torch::Tensor& x) {
+  TORCH_CHECK(unavailable().empty(), "cuDNN BatchNorm: ", unavailable());
+  const Api& a = api();
+  const Descriptors d(x);
+  const auto handle = handle_on_stream();
+  WorkspaceBytes sizes;
+  check(a.forward_workspace(handle, d.kMode, CUDNN_BATCHNORM_OPS_BN, d.x, nullptr, d.x, d.params, nullptr, &sizes.forward),
+        "the forward's workspace size");
+  check(a.backward_workspace(handle, d.kMode, CUDNN_BATCHNORM_OPS_BN, d.x, d.x, d.x, nullptr, d.x, d.params, nullptr,
+                             &sizes.backward),
+        "the backward's workspace size");
+  return sizes;
+}
+
+torch::Tensor forward_persistent(const torch::Tensor& x, const torch::Tensor& weight, const torch::Tensor& bias,
+                                 const torch::Tensor& running_mean, const torch::Tensor& running_var, double momentum,
+                                 double eps, const torch::Tensor& workspace, std::size_t workspace_size,
+                                 ForwardSaved& saved) {
+  TORCH_CHECK(unavailable().empty(), "cuDNN BatchNorm: ", unavailable());
+  const Api& a = api();
+  const Descriptors d(x);
+  const auto handle = handle_on_stream();
+  std::size_t reserve_size = 0;
+  check(a.reserve_size(handle, d.kMode, CUDNN_BATCHNORM_OPS_BN, nullptr, d.x, &reserve_size), "the reserve space's size");
+  saved.reserve = bytes(reserve_size, x);
+  saved.save_mean = torch::empty({x.size(1)}, weight.options());
+  saved.save_invstd = torch::empty({x.size(1)}, weight.options());
+  auto y = torch::empty(x.sizes(), x.options().memory_format(torch::MemoryFormat::ChannelsLast));
+  const float one = 1.0f, zero = 0.0f;
+  check(a.forward(handle, d.kMode, CUDNN_BATCHNORM_OPS_BN, &one, &zero, d.x, x.data_ptr(), nullptr, nullptr, d.x,
+                  y.data_ptr(), d.params, weight.data_ptr(), bias.data_ptr(), momentum, running_mean.data_ptr(),
+                  running_var.data_ptr(), eps, saved.save_mean.data_ptr(), saved.save_invstd.data_ptr(), nullptr,
+                  address_or_null(workspace), workspace_size, address_or_null(saved.reserve), reserve_size),
+        "cudnnBatchNormalizationForwardTrainingEx");
+  return y;
+}
+
+Gradients backward_persistent(const torch::Tensor& x, const torch::Tensor& grad_y, const torch::Tensor& weight,
+                              const ForwardSaved& saved, double eps, const torch::Tensor& workspace,
+                              std::size_t workspace_size) {
+  const Api& a = api();
+  const Descriptors d(x);
+  const auto handle = handle_on_stream();
+  Gradients g;
+  g.x = torch::empty(x.sizes(), x.options().memory_format(torch::MemoryFormat::ChannelsLast));
+  g.weight = torch::empty_like(weight);
+  g.bias = torch::empty_like(weight);
+  const float one = 1.0f, zero = 0.0f;
+  const auto reserve_size = saved.reserve.defined() ? static_cast<std::size_t>(saved.reserve.numel()) : 0;
+  check(a.backward(handle, d.kMode, CUDNN_BATCHNORM_OPS_BN, &one, &zero, &one, &zero, d.x, x.data_ptr(), nullptr,
+                   nullptr, d.x, grad_y.data_ptr(), nullptr, nullptr, d.x, g.x.data_ptr(), d.params, weight.data_ptr(),
+                   nullptr, g.weight.data_ptr(), g.bias.data_ptr(), eps, saved.save_mean.data_ptr(),
+                   saved.save_invstd.data_ptr(), nullptr, address_or_null(workspace), workspace_size,
+                   address_or_null(saved.reserve), reserve_size),
+        "cudnnBatchNormalizationBackwardEx");
+  return g;
 }
 
 }  // namespace libreyolo::sdk::cudnn_bn

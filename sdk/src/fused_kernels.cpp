@@ -36,7 +36,12 @@ namespace {
 // cudnn_batch_norm_silu: BatchNorm + SiLU forward as one cuDNN kernel (its SWISH activation), the
 // backward our SiLU-derivative pass and cuDNN's BatchNorm backward (batch_norm_silu.hpp);
 // prediction_rows: a head's 1x1 prediction convolutions' bias, concatenation and float32 rows in
-// one launch, their backward's gradient slices and bias sums in two (prediction_rows.hpp).
+// one launch, their backward's gradient slices and bias sums in two (prediction_rows.hpp);
+// optimizer_step is the host's: the end of the float16 step in three kernels
+// (core/amp/fused_optimizer_step.hpp); batch_norm_memsets: cuDNN's BatchNorm with each layer's
+// own workspaces, and the recorded step's memsets into them waiting for nothing,
+// batch_norm_memsets_shifted: for the node before the previous one's call
+// (batch_norm_workspaces.hpp, core/src/capture/workspace_memsets.cpp).
 const char* const kFusedKernelNames[] = {
     "deform_sampling",  "batch_norm_silu",   "avg_pool_2x2",   "max_pool_same",  "linear_assignment",
     "weight_casts",     "task_aligned_metric", "task_aligned_selection", "simota_cost", "simota_selection",
@@ -44,7 +49,7 @@ const char* const kFusedKernelNames[] = {
     "level_streams",    "stacked_convolutions", "dense_slices", "half_upsample", "native_batch_norm",
     "alternate_step_graphs", "batch_norm_silu_cluster", "batch_norm_silu_large", "aligned_channels",
     "small_convolutions", "small_convolutions_wide", "image_convolutions", "cudnn_batch_norm_silu", "prediction_rows",
-    "optimizer_step"};
+    "optimizer_step", "batch_norm_memsets", "batch_norm_memsets_shifted"};
 // Those measured faster on an H200 and equal within tolerance (docs/fused-kernels.md): the 2x2
 // average pool (YOLOv9-t's step 26.4 -> 25.4 ms), the same-size max pool (YOLOX-s's step 17.58 ->
 // 16.52 ms), the GPU Hungarian matching (the host solver's assignment bit for bit; RT-DETR-r18's

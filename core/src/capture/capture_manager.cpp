@@ -159,6 +159,7 @@ StepRun CaptureManager::record_step(const Shape& key, const StepFunction& step, 
     const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     log::info("cuda_graph: captured the whole step for ", shape_text(key), " in ", fixed(seconds, 2),
               " s; it added ", fixed(graph->pinned_gb(), 2), " GB to the step graphs' memory");
+    counters_.unchained_memsets += graph->unchained_memsets();
     step_graphs_[key] = std::move(graph);
     policy_.captured(key);
     ++counters_.captures;

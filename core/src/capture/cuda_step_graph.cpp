@@ -4,6 +4,7 @@
 #include <torch/cuda.h>
 
 #include <cstddef>
+#include <cstdint>
 #include <exception>
 #include <map>
 #include <memory>
@@ -12,7 +13,9 @@
 
 #include "cuda_capture_support.hpp"
 #include "libreyolo/core/log/log.hpp"
+#include "libreyolo/sdk/batch_norm_workspaces.hpp"
 #include "libreyolo/sdk/fused_kernels.hpp"
+#include "workspace_memsets.hpp"
 
 namespace libreyolo::core::capture::cuda_support {
 namespace {
@@ -57,11 +60,13 @@ class CudaStepGraph : public StepGraph {
     next_ = (next_ + 1) % copies_.size();
   }
   double pinned_gb() const override { return pinned_gb_; }
+  std::int64_t unchained_memsets() const override { return unchained_; }
 
   std::shared_ptr<StepPool> pool_;  // outlives the graphs (declared first, destroyed last)
   std::vector<std::unique_ptr<at::cuda::CUDAGraph>> copies_;  // CUDAGraph cannot be moved
   std::size_t next_ = 0;
   double pinned_gb_ = 0;
+  std::int64_t unchained_ = 0;
 };
 
 std::size_t step_graph_copies() {
@@ -72,6 +77,59 @@ std::size_t step_graph_copies() {
               "(alternate_step_graphs)");
   });
   return 2;
+}
+
+// Under batch_norm_memsets: the graph is kept after capture so that the memsets into the
+// BatchNorm layers' own workspaces can be taken off its chain before it is instantiated
+// (workspace_memsets.hpp). CUDAGraph's keep_graph and instantiate() came with LibTorch 2.9.
+#if TORCH_VERSION_MAJOR > 2 || (TORCH_VERSION_MAJOR == 2 && TORCH_VERSION_MINOR >= 9)
+constexpr bool kCanEditGraphs = true;
+#else
+constexpr bool kCanEditGraphs = false;
+#endif
+
+bool edit_memsets() {
+  if (!sdk::batch_norm_memsets_allowed()) return false;
+  if (!kCanEditGraphs) {
+    static std::once_flag said;
+    std::call_once(said, [] {
+      log::info("fused_kernels: batch_norm_memsets leaves the recorded memsets as they are (it needs LibTorch 2.9 or "
+                "later to edit a graph before it is instantiated)");
+    });
+  }
+  return kCanEditGraphs;
+}
+
+std::unique_ptr<at::cuda::CUDAGraph> new_graph(bool keep) {
+#if TORCH_VERSION_MAJOR > 2 || (TORCH_VERSION_MAJOR == 2 && TORCH_VERSION_MINOR >= 9)
+  return std::make_unique<at::cuda::CUDAGraph>(/*keep_graph=*/keep);
+#else
+  (void)keep;
+  return std::make_unique<at::cuda::CUDAGraph>();
+#endif
+}
+
+// Takes the workspace memsets off the recorded graph's chain, instantiates it, says what it did
+// (the first time) and returns how many memsets it moved.
+std::int64_t unchain_and_instantiate(at::cuda::CUDAGraph& graph) {
+#if TORCH_VERSION_MAJOR > 2 || (TORCH_VERSION_MAJOR == 2 && TORCH_VERSION_MINOR >= 9)
+  const auto placement = sdk::fused_kernel_allowed("batch_norm_memsets_shifted") ? MemsetPlacement::one_call_early
+                                                                                 : MemsetPlacement::at_start;
+  const auto surgery = unchain_workspace_memsets(graph.raw_cuda_graph(), sdk::claimed_workspaces(), placement);
+  graph.instantiate();
+  static std::once_flag said;
+  std::call_once(said, [&] {
+    log::info("fused_kernels: ", surgery.unchained, " of the step graph's ", surgery.memsets,
+              " memsets clear a BatchNorm layer's own workspace and now wait ",
+              placement == MemsetPlacement::at_start ? "for nothing" : "beside the call before theirs",
+              " instead of for the kernel before their call (batch_norm_memsets); ", surgery.shared,
+              " left in place (a workspace used by more than one call)");
+  });
+  return surgery.unchained;
+#else
+  (void)graph;
+  return 0;
+#endif
 }
 
 }  // namespace
@@ -92,9 +150,12 @@ std::unique_ptr<StepGraph> record_cuda_step(const StepFunction& step, int device
   const auto reserved_before = reserved_bytes(device);
   try {
     AutocastCacheOff cache_off;
+    const bool edit = edit_memsets();
     for (std::size_t copy = 0, copies = step_graph_copies(); copy < copies; ++copy) {
-      graph->copies_.push_back(std::make_unique<at::cuda::CUDAGraph>());
+      graph->copies_.push_back(new_graph(edit));
+      sdk::start_counting_workspace_claims();
       record_on(*graph->copies_.back(), stream, graph->pool_->id, step);
+      if (edit) graph->unchained_ += unchain_and_instantiate(*graph->copies_.back());
     }
   } catch (const std::exception& e) {
     stream_waits_for(main_stream, stream);

@@ -7,6 +7,7 @@
 
 #include <torch/types.h>
 
+#include <cstdint>
 #include <functional>
 #include <memory>
 #include <stdexcept>
@@ -42,6 +43,8 @@ class StepGraph {
   virtual void replay() = 0;
   // Device memory this graph added to the step graphs' shared pool when it was recorded, in GB.
   virtual double pinned_gb() const = 0;
+  // Memsets taken off the recorded chain (fused_kernels=batch_norm_memsets), over its copies.
+  virtual std::int64_t unchained_memsets() const { return 0; }
 };
 
 class GraphRecorder {

@@ -1,0 +1,161 @@
+// workspace_memsets.hpp: the graph's nodes in one topological order (Kahn's), the memsets that
+// qualify, and the rewiring. CUDA 13 gave the edge functions an edge-data argument; graph_edges
+// hides the difference.
+#include "workspace_memsets.hpp"
+
+#include <c10/util/Exception.h>
+
+#include <algorithm>
+#include <cstdint>
+#include <map>
+#include <set>
+#include <utility>
+
+namespace libreyolo::core::capture::cuda_support {
+namespace {
+
+void check(cudaError_t status, const char* what) {
+  TORCH_CHECK(status == cudaSuccess, "cuda_graph: ", what, " failed: ", cudaGetErrorString(status));
+}
+
+using Nodes = std::vector<cudaGraphNode_t>;
+
+Nodes all_nodes(cudaGraph_t graph) {
+  std::size_t count = 0;
+  check(cudaGraphGetNodes(graph, nullptr, &count), "cudaGraphGetNodes");
+  Nodes nodes(count);
+  if (count > 0) check(cudaGraphGetNodes(graph, nodes.data(), &count), "cudaGraphGetNodes");
+  return nodes;
+}
+
+std::pair<Nodes, Nodes> all_edges(cudaGraph_t graph) {
+  std::size_t count = 0;
+#if CUDART_VERSION >= 13000
+  check(cudaGraphGetEdges(graph, nullptr, nullptr, nullptr, &count), "cudaGraphGetEdges");
+  Nodes from(count), to(count);
+  if (count > 0) check(cudaGraphGetEdges(graph, from.data(), to.data(), nullptr, &count), "cudaGraphGetEdges");
+#else
+  check(cudaGraphGetEdges(graph, nullptr, nullptr, &count), "cudaGraphGetEdges");
+  Nodes from(count), to(count);
+  if (count > 0) check(cudaGraphGetEdges(graph, from.data(), to.data(), &count), "cudaGraphGetEdges");
+#endif
+  return {from, to};
+}
+
+void add_edge(cudaGraph_t graph, cudaGraphNode_t from, cudaGraphNode_t to) {
+#if CUDART_VERSION >= 13000
+  check(cudaGraphAddDependencies(graph, &from, &to, nullptr, 1), "cudaGraphAddDependencies");
+#else
+  check(cudaGraphAddDependencies(graph, &from, &to, 1), "cudaGraphAddDependencies");
+#endif
+}
+
+void remove_edge(cudaGraph_t graph, cudaGraphNode_t from, cudaGraphNode_t to) {
+#if CUDART_VERSION >= 13000
+  check(cudaGraphRemoveDependencies(graph, &from, &to, nullptr, 1), "cudaGraphRemoveDependencies");
+#else
+  check(cudaGraphRemoveDependencies(graph, &from, &to, 1), "cudaGraphRemoveDependencies");
+#endif
+}
+
+// The graph as recorded: adjacency lists and one topological order of its nodes; and its edges
+// as they are now (the CUDA calls refuse an edge twice).
+struct Shape {
+  std::map<cudaGraphNode_t, Nodes> before, after;
+  Nodes order;
+  std::set<std::pair<cudaGraphNode_t, cudaGraphNode_t>> edges;
+
+  void connect(cudaGraph_t graph, cudaGraphNode_t from, cudaGraphNode_t to) {
+    if (edges.insert({from, to}).second) add_edge(graph, from, to);
+  }
+  void disconnect(cudaGraph_t graph, cudaGraphNode_t from, cudaGraphNode_t to) {
+    if (edges.erase({from, to}) > 0) remove_edge(graph, from, to);
+  }
+};
+
+Shape shape_of(cudaGraph_t graph) {
+  Shape s;
+  const auto nodes = all_nodes(graph);
+  const auto [from, to] = all_edges(graph);
+  std::map<cudaGraphNode_t, int> waiting;
+  for (auto node : nodes) waiting[node] = 0;
+  for (std::size_t i = 0; i < from.size(); ++i) {
+    s.after[from[i]].push_back(to[i]);
+    s.before[to[i]].push_back(from[i]);
+    s.edges.insert({from[i], to[i]});
+    ++waiting[to[i]];
+  }
+  for (auto node : nodes) {
+    if (waiting[node] == 0) s.order.push_back(node);
+  }
+  for (std::size_t next = 0; next < s.order.size(); ++next) {
+    for (auto successor : s.after[s.order[next]]) {
+      if (--waiting[successor] == 0) s.order.push_back(successor);
+    }
+  }
+  TORCH_CHECK(s.order.size() == nodes.size(), "cuda_graph: the recorded step graph is not acyclic");
+  return s;
+}
+
+// The workspace a memset node clears wholly, with value 0, when exactly one call claimed it.
+const sdk::WorkspaceRange* workspace_cleared(cudaGraphNode_t node, const std::vector<sdk::WorkspaceRange>& workspaces) {
+  cudaMemsetParams p{};
+  check(cudaGraphMemsetNodeGetParams(node, &p), "cudaGraphMemsetNodeGetParams");
+  if (p.value != 0) return nullptr;
+  const auto begin = reinterpret_cast<std::uintptr_t>(p.dst);
+  const auto rows = std::max<std::size_t>(p.height, 1);
+  const auto end = begin + (rows - 1) * p.pitch + std::size_t(p.elementSize) * p.width;
+  for (const auto& w : workspaces) {
+    if (w.claims == 1 && begin >= w.begin && end <= w.end) return &w;
+  }
+  return nullptr;
+}
+
+bool is_memset(cudaGraphNode_t node) {
+  cudaGraphNodeType type;
+  check(cudaGraphNodeGetType(node, &type), "cudaGraphNodeGetType");
+  return type == cudaGraphNodeTypeMemset;
+}
+
+}  // namespace
+
+MemsetSurgery unchain_workspace_memsets(cudaGraph_t graph, const std::vector<sdk::WorkspaceRange>& workspaces,
+                                        MemsetPlacement placement) {
+  MemsetSurgery surgery;
+  Shape s = shape_of(graph);
+  std::map<const sdk::WorkspaceRange*, Nodes> by_workspace;
+  Nodes candidates;  // in topological order
+  for (auto node : s.order) {
+    if (!is_memset(node)) continue;
+    ++surgery.memsets;
+    if (const auto* w = workspace_cleared(node, workspaces)) {
+      by_workspace[w].push_back(node);
+      candidates.push_back(node);
+    }
+  }
+  Nodes previous_waited_for;
+  for (auto memset : candidates) {
+    const auto* w = workspace_cleared(memset, workspaces);
+    if (by_workspace[w].size() != 1) {
+      ++surgery.shared;
+      continue;
+    }
+    const auto found = s.before.find(memset);
+    const Nodes waited_for = found == s.before.end() ? Nodes{} : found->second;
+    const auto next = s.after.find(memset);
+    for (auto p : waited_for) {
+      if (next != s.after.end()) {
+        for (auto successor : next->second) s.connect(graph, p, successor);
+      }
+      s.disconnect(graph, p, memset);
+    }
+    if (placement == MemsetPlacement::one_call_early) {
+      for (auto p : previous_waited_for) s.connect(graph, p, memset);
+    }
+    previous_waited_for = waited_for;
+    ++surgery.unchained;
+  }
+  return surgery;
+}
+
+}  // namespace libreyolo::core::capture::cuda_support

@@ -1,0 +1,31 @@
+#pragma once
+// CUDA builds only: takes cuDNN's BatchNorm memsets off a recorded step graph's critical path
+// (fused_kernels=batch_norm_memsets; libreyolo/sdk/batch_norm_workspaces.hpp says why it is safe).
+// Private to core/src/capture/.
+#include <cuda_runtime_api.h>
+
+#include <string>
+#include <vector>
+
+#include "libreyolo/sdk/batch_norm_workspaces.hpp"
+
+namespace libreyolo::core::capture::cuda_support {
+
+// Where an unchained memset waits: for nothing (the graph's start), or for what the previous
+// unchained memset waited for (so it runs beside the call before its own).
+enum class MemsetPlacement { at_start, one_call_early };
+
+struct MemsetSurgery {
+  int memsets = 0;    // memset nodes in the graph
+  int unchained = 0;  // of those, taken off the chain
+  int shared = 0;     // in a workspace more than one call used: left as recorded
+};
+
+// For every memset of value 0 that lies wholly inside a workspace exactly one call claimed during
+// the recording (`workspaces`) and is that workspace's only memset: what waited for it now also
+// waits for what it waited for, and it waits as `placement` says. Edges are only ever added from
+// an earlier to a later node of one topological order, so the graph stays acyclic.
+MemsetSurgery unchain_workspace_memsets(cudaGraph_t graph, const std::vector<sdk::WorkspaceRange>& workspaces,
+                                        MemsetPlacement placement);
+
+}  // namespace libreyolo::core::capture::cuda_support

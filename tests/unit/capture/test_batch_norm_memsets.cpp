@@ -1,0 +1,119 @@
+// fused_kernels=batch_norm_memsets and batch_norm_memsets_shifted (libreyolo/sdk/batch_norm_workspaces.hpp,
+// core/src/capture/workspace_memsets.cpp): the SDK's BatchNorm calls cuDNN with each layer's own
+// workspaces, and the step recorder takes cuDNN's memsets into them off the graph's chain. On a
+// GPU: a small float16 network (convolution, the SDK's BatchNorm on channels-last maps, SiLU,
+// convolution, SGD with fresh gradients, as the whole step runs them) trained through the capture
+// manager leaves its weights and running statistics bit for bit where the same steps run eagerly
+// leave them, with the memsets moved either way, and the recording did move some. Skipped without
+// CUDA (the CPU build records no graph and never takes the path).
+#include "../torch_doctest.hpp"
+#include "../deterministic_cudnn.hpp"
+
+#include <libreyolo/sdk/batch_norm.hpp>
+#include <torch/cuda.h>
+
+#include <string>
+#include <vector>
+
+#include "libreyolo/core/capture/capture_manager.hpp"
+#include "libreyolo/sdk/fused_kernels.hpp"
+#include "../sdk/fused_test_support.hpp"
+#include "tiny_detector.hpp"
+#include "whole_step_request.hpp"
+
+using namespace libreyolo;
+using namespace libreyolo::core;
+
+namespace {
+
+struct HalfNet : torch::nn::Module {
+  HalfNet() {
+    first = register_module("first", torch::nn::Conv2d(torch::nn::Conv2dOptions(3, 32, 3).padding(1).bias(false)));
+    norm = register_module("norm", sdk::BatchNorm2d(torch::nn::BatchNorm2dOptions(32).eps(1e-3).momentum(0.03)));
+    second = register_module("second", torch::nn::Conv2d(torch::nn::Conv2dOptions(32, 8, 3).padding(1)));
+  }
+  torch::Tensor forward(const torch::Tensor& x) { return second->forward(torch::silu(norm->forward(first->forward(x)))); }
+  torch::nn::Conv2d first{nullptr}, second{nullptr};
+  sdk::BatchNorm2d norm{nullptr};
+};
+
+// Convolutions in float16 channels-last, the BatchNorm's parameters float32: as under autocast.
+std::shared_ptr<HalfNet> half_net_on_gpu() {
+  torch::manual_seed(6);
+  auto net = std::make_shared<HalfNet>();
+  net->to(torch::kCUDA);
+  for (auto* conv : {&net->first, &net->second}) {
+    (*conv)->to(torch::kHalf);
+    torch::NoGradGuard no_grad;
+    (*conv)->weight.set_data((*conv)->weight.data().contiguous(torch::MemoryFormat::ChannelsLast));
+  }
+  net->train();
+  return net;
+}
+
+void train_step(HalfNet& net, const torch::Tensor& images, const torch::Tensor& upstream) {
+  for (auto& p : net.parameters()) p.mutable_grad() = torch::Tensor();
+  (net.forward(images).to(torch::kFloat) * upstream).sum().backward();
+  torch::NoGradGuard no_grad;
+  for (auto& p : net.parameters()) p.sub_(p.grad(), 0.01);
+}
+
+std::vector<torch::Tensor> state(HalfNet& net) {
+  std::vector<torch::Tensor> all;
+  for (const auto& p : net.parameters()) all.push_back(p.detach().clone());
+  for (const auto& b : net.buffers()) all.push_back(b.clone());
+  return all;
+}
+
+int differing(const std::vector<torch::Tensor>& a, const std::vector<torch::Tensor>& b) {
+  int count = 0;
+  for (std::size_t i = 0; i < a.size(); ++i) count += torch::equal(a[i], b[i]) ? 0 : 1;
+  return count;
+}
+
+// Eager, recorded, then six replays, each step checked against the same step run eagerly on a
+// twin network; returns how many memsets the recording moved.
+std::int64_t check_against_eager(const std::string& policy_names) {
+  const test::PolicyGuard policy(sdk::FusedKernels::when_built, policy_names);
+  const DeterministicCudnn deterministic;
+  auto reference = half_net_on_gpu();
+  auto captured = half_net_on_gpu();
+  const auto gpu = torch::TensorOptions().device(torch::kCUDA);
+  auto images = torch::empty({16, 3, 20, 20}, gpu.dtype(torch::kHalf)).contiguous(torch::MemoryFormat::ChannelsLast);
+  auto upstream = torch::empty({16, 8, 20, 20}, gpu).contiguous(torch::MemoryFormat::ChannelsLast);
+  test::TinyDetector announcer;
+  announcer.to(torch::kCUDA);
+  capture::CaptureManager manager(whole_step_request(), announcer, capture::make_cuda_graph_recorder());
+  REQUIRE(manager.whole_step());
+  const capture::Shape key = {16, 3, 20, 20, 0, 1, 1};
+  for (int step = 0; step < 8; ++step) {
+    CAPTURE(step);
+    images.copy_(torch::randn_like(images));
+    upstream.copy_(torch::randn_like(upstream));
+    train_step(*reference, images, upstream);
+    manager.run_step(key, [&] { train_step(*captured, images, upstream); }, [] {});
+    CHECK(differing(state(*captured), state(*reference)) == 0);
+  }
+  CHECK(manager.counters().replays == 6);
+  return manager.counters().unchained_memsets;
+}
+
+}  // namespace
+
+TEST_CASE("batch_norm_memsets: steps with cuDNN's memsets off the recorded chain train as eager steps do, bit for bit") {
+  if (!torch::cuda::is_available()) {
+    MESSAGE("skipped: no CUDA device");
+    return;
+  }
+  SUBCASE("as recorded (the default)") { CHECK(check_against_eager("weight_casts") == 0); }
+  SUBCASE("waiting for nothing") {
+    const auto moved = check_against_eager("batch_norm_memsets");
+    MESSAGE("memsets moved: " << moved);
+    CHECK(moved > 0);
+  }
+  SUBCASE("beside the call before theirs") {
+    const auto moved = check_against_eager("batch_norm_memsets_shifted");
+    MESSAGE("memsets moved: " << moved);
+    CHECK(moved > 0);
+  }
+}
