@@ -31,9 +31,11 @@ Nodes all_nodes(cudaGraph_t graph) {
 std::pair<Nodes, Nodes> all_edges(cudaGraph_t graph) {
   std::size_t count = 0;
 #if CUDART_VERSION >= 13000
+  // With the edges' data: a query without it fails where a kernel waits programmatically (PDL).
   check(cudaGraphGetEdges(graph, nullptr, nullptr, nullptr, &count), "cudaGraphGetEdges");
   Nodes from(count), to(count);
-  if (count > 0) check(cudaGraphGetEdges(graph, from.data(), to.data(), nullptr, &count), "cudaGraphGetEdges");
+  std::vector<cudaGraphEdgeData> data(count);
+  if (count > 0) check(cudaGraphGetEdges(graph, from.data(), to.data(), data.data(), &count), "cudaGraphGetEdges");
 #else
   check(cudaGraphGetEdges(graph, nullptr, nullptr, &count), "cudaGraphGetEdges");
   Nodes from(count), to(count);
