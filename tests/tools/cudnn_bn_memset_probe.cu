@@ -32,15 +32,6 @@
 
 namespace {
 
-#define CHECK_CUDNN(x)                                                                  \
-  do {                                                                                  \
-    cudnnStatus_t s_ = (x);                                                             \
-    if (s_ != CUDNN_STATUS_SUCCESS) {                                                   \
-      std::printf("cuDNN error %s at line %d\n", cudnnGetErrorString(s_), __LINE__);     \
-      std::exit(1);                                                                     \
-    }                                                                                   \
-  } while (0)
-
 constexpr cudnnBatchNormMode_t kMode = CUDNN_BATCHNORM_SPATIAL_PERSISTENT;
 constexpr int kPairs = 20;
 constexpr int kReplays = 20;
@@ -48,20 +39,6 @@ constexpr int kReplays = 20;
 struct Shape {
   int n, c, h, w;
 };
-
-__global__ void fill(__half* p, size_t count, float scale, float offset) {
-  for (size_t i = blockIdx.x * size_t(blockDim.x) + threadIdx.x; i < count; i += size_t(gridDim.x) * blockDim.x) {
-    p[i] = __float2half(scale * __sinf(0.37f * float(i % 9973) + offset));
-  }
-}
-
-template <class T>
-T* device(size_t count) {
-  void* p = nullptr;
-  CHECK_CUDA(cudaMalloc(&p, count * sizeof(T) + 256));
-  CHECK_CUDA(cudaMemset(p, 0, count * sizeof(T) + 256));
-  return static_cast<T*>(p);
-}
 
 size_t rounded(size_t bytes) { return (bytes + 255) / 256 * 256; }
 
@@ -81,29 +58,29 @@ struct Setup {
 void prepare(cudnnHandle_t h, const Shape& s, Setup& u) {
   u.s = s;
   u.count = size_t(s.n) * s.c * s.h * s.w;
-  u.x = device<__half>(u.count), u.y = device<__half>(u.count), u.dy = device<__half>(u.count);
-  u.dx = device<__half>(u.count);
+  u.x = probe::zeroed<__half>(u.count), u.y = probe::zeroed<__half>(u.count), u.dy = probe::zeroed<__half>(u.count);
+  u.dx = probe::zeroed<__half>(u.count);
   for (float** f : {&u.scale, &u.bias, &u.dscale, &u.dbias, &u.running_mean, &u.running_var, &u.save_mean, &u.save_var}) {
-    *f = device<float>(s.c);
+    *f = probe::zeroed<float>(s.c);
   }
-  fill<<<1024, 256>>>(u.x, u.count, 2.f, 0.f);
-  fill<<<1024, 256>>>(u.dy, u.count, 0.1f, 1.f);
+  probe::fill_sines<<<1024, 256>>>(u.x, u.count, 2.f, 0.f);
+  probe::fill_sines<<<1024, 256>>>(u.dy, u.count, 0.1f, 1.f);
   std::vector<float> ones(s.c, 1.f);
   CHECK_CUDA(cudaMemcpy(u.scale, ones.data(), s.c * sizeof(float), cudaMemcpyHostToDevice));
   CHECK_CUDA(cudaMemcpy(u.running_var, ones.data(), s.c * sizeof(float), cudaMemcpyHostToDevice));
-  CHECK_CUDNN(cudnnCreateTensorDescriptor(&u.xd));
-  CHECK_CUDNN(cudnnCreateTensorDescriptor(&u.pd));
-  CHECK_CUDNN(cudnnSetTensor4dDescriptorEx(u.xd, CUDNN_DATA_HALF, s.n, s.c, s.h, s.w, s.h * s.w * s.c, 1, s.w * s.c, s.c));
-  CHECK_CUDNN(cudnnDeriveBNTensorDescriptor(u.pd, u.xd, kMode));
-  CHECK_CUDNN(cudnnGetBatchNormalizationForwardTrainingExWorkspaceSize(h, kMode, CUDNN_BATCHNORM_OPS_BN, u.xd, nullptr,
+  CHECK_CUDNN_EXIT(cudnnCreateTensorDescriptor(&u.xd));
+  CHECK_CUDNN_EXIT(cudnnCreateTensorDescriptor(&u.pd));
+  CHECK_CUDNN_EXIT(cudnnSetTensor4dDescriptorEx(u.xd, CUDNN_DATA_HALF, s.n, s.c, s.h, s.w, s.h * s.w * s.c, 1, s.w * s.c, s.c));
+  CHECK_CUDNN_EXIT(cudnnDeriveBNTensorDescriptor(u.pd, u.xd, kMode));
+  CHECK_CUDNN_EXIT(cudnnGetBatchNormalizationForwardTrainingExWorkspaceSize(h, kMode, CUDNN_BATCHNORM_OPS_BN, u.xd, nullptr,
                                                                       u.xd, u.pd, nullptr, &u.forward_bytes));
-  CHECK_CUDNN(cudnnGetBatchNormalizationBackwardExWorkspaceSize(h, kMode, CUDNN_BATCHNORM_OPS_BN, u.xd, u.xd, u.xd,
+  CHECK_CUDNN_EXIT(cudnnGetBatchNormalizationBackwardExWorkspaceSize(h, kMode, CUDNN_BATCHNORM_OPS_BN, u.xd, u.xd, u.xd,
                                                                 nullptr, u.xd, u.pd, nullptr, &u.backward_bytes));
-  CHECK_CUDNN(cudnnGetBatchNormalizationTrainingExReserveSpaceSize(h, kMode, CUDNN_BATCHNORM_OPS_BN, nullptr, u.xd,
+  CHECK_CUDNN_EXIT(cudnnGetBatchNormalizationTrainingExReserveSpaceSize(h, kMode, CUDNN_BATCHNORM_OPS_BN, nullptr, u.xd,
                                                                    &u.reserve_bytes));
   u.slot_bytes = rounded(std::max(u.forward_bytes, u.backward_bytes));
-  u.arena = device<char>(u.arena_bytes());
-  u.reserve = device<char>(u.reserve_bytes);
+  u.arena = probe::zeroed<char>(u.arena_bytes());
+  u.reserve = probe::zeroed<char>(u.reserve_bytes);
 }
 
 void release(Setup& u) {
@@ -119,11 +96,11 @@ void release(Setup& u) {
 // Pair i: the forward with workspace 2i, the backward with workspace 2i + 1.
 void pair(cudnnHandle_t h, const Setup& u, int i) {
   const float one = 1.f, zero = 0.f;
-  CHECK_CUDNN(cudnnBatchNormalizationForwardTrainingEx(
+  CHECK_CUDNN_EXIT(cudnnBatchNormalizationForwardTrainingEx(
       h, kMode, CUDNN_BATCHNORM_OPS_BN, &one, &zero, u.xd, u.x, nullptr, nullptr, u.xd, u.y, u.pd, u.scale, u.bias, 0.03,
       u.running_mean, u.running_var, 1e-3, u.save_mean, u.save_var, nullptr, u.workspace(2 * i), u.forward_bytes,
       u.reserve, u.reserve_bytes));
-  CHECK_CUDNN(cudnnBatchNormalizationBackwardEx(
+  CHECK_CUDNN_EXIT(cudnnBatchNormalizationBackwardEx(
       h, kMode, CUDNN_BATCHNORM_OPS_BN, &one, &zero, &one, &zero, u.xd, u.x, nullptr, nullptr, u.xd, u.dy, nullptr,
       nullptr, u.xd, u.dx, u.pd, u.scale, nullptr, u.dscale, u.dbias, 1e-3, u.save_mean, u.save_var, nullptr,
       u.workspace(2 * i + 1), u.backward_bytes, u.reserve, u.reserve_bytes));
@@ -284,7 +261,7 @@ int main() {
                           {16, 256, 40, 40},  {16, 64, 20, 20},   {16, 128, 20, 20},  {16, 256, 20, 20}};
   cudaStream_t stream;
   CHECK_CUDA(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking));
-  CHECK_CUDNN(cudnnSetStream(handle, stream));
+  CHECK_CUDNN_EXIT(cudnnSetStream(handle, stream));
   std::printf("shape (workspace bytes forward/backward, reserve): A recorded | B detached | C one memset, us/pair; B, C bits equal A's\n");
   for (const auto& s : shapes) {
     Setup u;

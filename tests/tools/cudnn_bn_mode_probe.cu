@@ -53,20 +53,6 @@ struct Result {
   std::vector<float> y, dx;
 };
 
-__global__ void fill(__half* p, size_t count, float scale, float offset) {
-  for (size_t i = blockIdx.x * size_t(blockDim.x) + threadIdx.x; i < count; i += size_t(gridDim.x) * blockDim.x) {
-    p[i] = __float2half(scale * __sinf(0.37f * float(i % 9973) + offset));
-  }
-}
-
-template <class T>
-T* device(size_t count) {
-  void* p = nullptr;
-  CHECK_CUDA(cudaMalloc(&p, count * sizeof(T) + 256));
-  CHECK_CUDA(cudaMemset(p, 0, count * sizeof(T) + 256));
-  return static_cast<T*>(p);
-}
-
 // One forward and one backward, as PyTorch's cudnn_batch_norm and cudnn_batch_norm_backward call them.
 bool pair(cudnnHandle_t h, cudnnBatchNormMode_t mode, cudnnTensorDescriptor_t x, cudnnTensorDescriptor_t p, Buffers& b) {
   const float one = 1.f, zero = 0.f;
@@ -90,8 +76,8 @@ bool sizes(cudnnHandle_t h, cudnnBatchNormMode_t mode, cudnnTensorDescriptor_t x
   CHECK_CUDNN(cudnnGetBatchNormalizationTrainingExReserveSpaceSize(h, mode, CUDNN_BATCHNORM_OPS_BN, nullptr, x,
                                                                    &b.reserve_bytes));
   b.workspace_bytes = forward > backward ? forward : backward;
-  b.workspace = device<char>(b.workspace_bytes);
-  b.reserve = device<char>(b.reserve_bytes);
+  b.workspace = probe::zeroed<char>(b.workspace_bytes);
+  b.reserve = probe::zeroed<char>(b.reserve_bytes);
   return true;
 }
 
@@ -99,12 +85,12 @@ bool sizes(cudnnHandle_t h, cudnnBatchNormMode_t mode, cudnnTensorDescriptor_t x
 bool measure(cudnnHandle_t h, cudnnBatchNormMode_t mode, const Shape& s, Result& r) {
   const size_t count = size_t(s.n) * s.c * s.h * s.w;
   Buffers b{};
-  b.x = device<__half>(count), b.y = device<__half>(count), b.dy = device<__half>(count), b.dx = device<__half>(count);
+  b.x = probe::zeroed<__half>(count), b.y = probe::zeroed<__half>(count), b.dy = probe::zeroed<__half>(count), b.dx = probe::zeroed<__half>(count);
   for (float** f : {&b.scale, &b.bias, &b.dscale, &b.dbias, &b.running_mean, &b.running_var, &b.save_mean, &b.save_var}) {
-    *f = device<float>(s.c);
+    *f = probe::zeroed<float>(s.c);
   }
-  fill<<<1024, 256>>>(b.x, count, 2.f, 0.f);
-  fill<<<1024, 256>>>(b.dy, count, 0.1f, 1.f);
+  probe::fill_sines<<<1024, 256>>>(b.x, count, 2.f, 0.f);
+  probe::fill_sines<<<1024, 256>>>(b.dy, count, 0.1f, 1.f);
   std::vector<float> ones(s.c, 1.f);
   CHECK_CUDA(cudaMemcpy(b.scale, ones.data(), s.c * sizeof(float), cudaMemcpyHostToDevice));
   CHECK_CUDA(cudaMemcpy(b.running_var, ones.data(), s.c * sizeof(float), cudaMemcpyHostToDevice));

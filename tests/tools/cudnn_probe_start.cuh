@@ -6,6 +6,17 @@
 #include <cudnn.h>
 
 #include <cstdio>
+#include <cstdlib>
+
+// A cuDNN call that must succeed: its status said and the probe ended otherwise.
+#define CHECK_CUDNN_EXIT(x)                                                              \
+  do {                                                                                   \
+    cudnnStatus_t s_ = (x);                                                              \
+    if (s_ != CUDNN_STATUS_SUCCESS) {                                                    \
+      std::printf("cuDNN error %s at line %d\n", cudnnGetErrorString(s_), __LINE__);      \
+      std::exit(1);                                                                      \
+    }                                                                                    \
+  } while (0)
 
 namespace probe {
 

@@ -1,7 +1,7 @@
 #pragma once
 // What the stand-alone CUDA probes of tests/tools share (cudnn_conv_fusion_probe.cu,
 // small_conv_probe.cu): a CUDA error check that ends the probe, a float16 device buffer read back
-// as floats, and the largest difference of two results relative to the second's largest magnitude.
+// as floats, sine-filled and zeroed device buffers, and the largest difference of two results relative to the second's largest magnitude.
 #include <cuda_fp16.h>
 #include <cuda_runtime.h>
 
@@ -21,6 +21,22 @@
   } while (0)
 
 namespace probe {
+
+// count float16 values of scale * sin(...): the same data every run, no random generator.
+__global__ inline void fill_sines(__half* p, size_t count, float scale, float offset) {
+  for (size_t i = blockIdx.x * size_t(blockDim.x) + threadIdx.x; i < count; i += size_t(gridDim.x) * blockDim.x) {
+    p[i] = __float2half(scale * __sinf(0.37f * float(i % 9973) + offset));
+  }
+}
+
+// count zeroed values of T on the device, 256 bytes of slack after them.
+template <class T>
+T* zeroed(size_t count) {
+  void* p = nullptr;
+  CHECK_CUDA(cudaMalloc(&p, count * sizeof(T) + 256));
+  CHECK_CUDA(cudaMemset(p, 0, count * sizeof(T) + 256));
+  return static_cast<T*>(p);
+}
 
 inline std::vector<float> host_copy(const __half* device, size_t count) {
   std::vector<__half> h(count);

@@ -48,15 +48,6 @@ namespace fused = libreyolo::sdk::fused;
 // launchers' choice).
 constexpr int kMostReplicas = 8;
 
-#define CHECK_CUDNN(x)                                                                \
-  do {                                                                                \
-    cudnnStatus_t s_ = (x);                                                           \
-    if (s_ != CUDNN_STATUS_SUCCESS) {                                                 \
-      std::printf("cuDNN error %s at line %d\n", cudnnGetErrorString(s_), __LINE__);   \
-      std::exit(1);                                                                   \
-    }                                                                                 \
-  } while (0)
-
 struct Shape {
   int n, c, k, h, w;  // 3x3, stride 1, padding 1; c and k multiples of 8
 };
@@ -125,27 +116,27 @@ struct CudnnConv {
 
 // Descriptors and each pass's fastest algorithm as cudnnFind*Ex measures them on these buffers.
 void cudnn_setup(CudnnConv& cd, const Shape& s, Device& d) {
-  CHECK_CUDNN(cudnnCreateTensorDescriptor(&cd.x));
-  CHECK_CUDNN(cudnnCreateTensorDescriptor(&cd.y));
-  CHECK_CUDNN(cudnnCreateFilterDescriptor(&cd.w));
-  CHECK_CUDNN(cudnnCreateConvolutionDescriptor(&cd.conv));
-  CHECK_CUDNN(cudnnSetTensor4dDescriptor(cd.x, CUDNN_TENSOR_NHWC, CUDNN_DATA_HALF, s.n, s.c, s.h, s.w));
-  CHECK_CUDNN(cudnnSetTensor4dDescriptor(cd.y, CUDNN_TENSOR_NHWC, CUDNN_DATA_HALF, s.n, s.k, s.h, s.w));
-  CHECK_CUDNN(cudnnSetFilter4dDescriptor(cd.w, CUDNN_DATA_HALF, CUDNN_TENSOR_NHWC, s.k, s.c, 3, 3));
-  CHECK_CUDNN(cudnnSetConvolution2dDescriptor(cd.conv, 1, 1, 1, 1, 1, 1, CUDNN_CROSS_CORRELATION, CUDNN_DATA_FLOAT));
-  CHECK_CUDNN(cudnnSetConvolutionMathType(cd.conv, CUDNN_TENSOR_OP_MATH));
+  CHECK_CUDNN_EXIT(cudnnCreateTensorDescriptor(&cd.x));
+  CHECK_CUDNN_EXIT(cudnnCreateTensorDescriptor(&cd.y));
+  CHECK_CUDNN_EXIT(cudnnCreateFilterDescriptor(&cd.w));
+  CHECK_CUDNN_EXIT(cudnnCreateConvolutionDescriptor(&cd.conv));
+  CHECK_CUDNN_EXIT(cudnnSetTensor4dDescriptor(cd.x, CUDNN_TENSOR_NHWC, CUDNN_DATA_HALF, s.n, s.c, s.h, s.w));
+  CHECK_CUDNN_EXIT(cudnnSetTensor4dDescriptor(cd.y, CUDNN_TENSOR_NHWC, CUDNN_DATA_HALF, s.n, s.k, s.h, s.w));
+  CHECK_CUDNN_EXIT(cudnnSetFilter4dDescriptor(cd.w, CUDNN_DATA_HALF, CUDNN_TENSOR_NHWC, s.k, s.c, 3, 3));
+  CHECK_CUDNN_EXIT(cudnnSetConvolution2dDescriptor(cd.conv, 1, 1, 1, 1, 1, 1, CUDNN_CROSS_CORRELATION, CUDNN_DATA_FLOAT));
+  CHECK_CUDNN_EXIT(cudnnSetConvolutionMathType(cd.conv, CUDNN_TENSOR_OP_MATH));
   CHECK_CUDA(cudaMalloc(&cd.workspace, cd.workspace_size));
   int found = 0;
   cudnnConvolutionFwdAlgoPerf_t fwd;
-  CHECK_CUDNN(cudnnFindConvolutionForwardAlgorithmEx(cd.handle, cd.x, d.x, cd.w, d.w_krsc, cd.conv, cd.y, d.y, 1, &found,
+  CHECK_CUDNN_EXIT(cudnnFindConvolutionForwardAlgorithmEx(cd.handle, cd.x, d.x, cd.w, d.w_krsc, cd.conv, cd.y, d.y, 1, &found,
                                                      &fwd, cd.workspace, cd.workspace_size));
   cd.fwd = fwd.algo;
   cudnnConvolutionBwdDataAlgoPerf_t data;
-  CHECK_CUDNN(cudnnFindConvolutionBackwardDataAlgorithmEx(cd.handle, cd.w, d.w_krsc, cd.y, d.dy, cd.conv, cd.x, d.dx, 1,
+  CHECK_CUDNN_EXIT(cudnnFindConvolutionBackwardDataAlgorithmEx(cd.handle, cd.w, d.w_krsc, cd.y, d.dy, cd.conv, cd.x, d.dx, 1,
                                                           &found, &data, cd.workspace, cd.workspace_size));
   cd.bwd_data = data.algo;
   cudnnConvolutionBwdFilterAlgoPerf_t filter;
-  CHECK_CUDNN(cudnnFindConvolutionBackwardFilterAlgorithmEx(cd.handle, cd.x, d.x, cd.y, d.dy, cd.conv, cd.w, d.dw_krsc,
+  CHECK_CUDNN_EXIT(cudnnFindConvolutionBackwardFilterAlgorithmEx(cd.handle, cd.x, d.x, cd.y, d.dy, cd.conv, cd.w, d.dw_krsc,
                                                             1, &found, &filter, cd.workspace, cd.workspace_size));
   cd.bwd_filter = filter.algo;
 }
@@ -159,15 +150,15 @@ Timings time_cudnn(cudnnHandle_t handle, CudnnConv& cd, Device& d) {
   const float one = 1.f, zero = 0.f;
   Timings t{};
   t.forward = time_ms([&] {
-    CHECK_CUDNN(cudnnConvolutionForward(handle, &one, cd.x, d.x, cd.w, d.w_krsc, cd.conv, cd.fwd, cd.workspace,
+    CHECK_CUDNN_EXIT(cudnnConvolutionForward(handle, &one, cd.x, d.x, cd.w, d.w_krsc, cd.conv, cd.fwd, cd.workspace,
                                         cd.workspace_size, &zero, cd.y, d.y));
   }, 50);
   t.data = time_ms([&] {
-    CHECK_CUDNN(cudnnConvolutionBackwardData(handle, &one, cd.w, d.w_krsc, cd.y, d.dy, cd.conv, cd.bwd_data,
+    CHECK_CUDNN_EXIT(cudnnConvolutionBackwardData(handle, &one, cd.w, d.w_krsc, cd.y, d.dy, cd.conv, cd.bwd_data,
                                              cd.workspace, cd.workspace_size, &zero, cd.x, d.dx));
   }, 50);
   t.filter = time_ms([&] {
-    CHECK_CUDNN(cudnnConvolutionBackwardFilter(handle, &one, cd.x, d.x, cd.y, d.dy, cd.conv, cd.bwd_filter,
+    CHECK_CUDNN_EXIT(cudnnConvolutionBackwardFilter(handle, &one, cd.x, d.x, cd.y, d.dy, cd.conv, cd.bwd_filter,
                                                cd.workspace, cd.workspace_size, &zero, cd.w, d.dw_krsc));
   }, 50);
   return t;
