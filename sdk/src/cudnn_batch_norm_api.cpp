@@ -163,7 +163,9 @@ WorkspaceBytes workspace_bytes(const torch::Tensor& x) {
   const Descriptors d(x);
   const auto handle = handle_on_stream();
   WorkspaceBytes sizes;
-  check(a.forward_workspace(handle, d.kMode, CUDNN_BATCHNORM_OPS_BN, d.x, nullptr, d.x, d.params, nullptr, &sizes.forward),
+  // x's descriptor for z too, as PyTorch's cudnn_batch_norm asks (the call itself gets no z): the
+  // size may differ with it, and cuDNN may pick its kernel by the workspace it is given.
+  check(a.forward_workspace(handle, d.kMode, CUDNN_BATCHNORM_OPS_BN, d.x, d.x, d.x, d.params, nullptr, &sizes.forward),
         "the forward's workspace size");
   check(a.backward_workspace(handle, d.kMode, CUDNN_BATCHNORM_OPS_BN, d.x, d.x, d.x, nullptr, d.x, d.params, nullptr,
                              &sizes.backward),
