@@ -40,7 +40,8 @@ namespace {
 // optimizer_step is the host's: the end of the float16 step in three kernels
 // (core/amp/fused_optimizer_step.hpp); batch_norm_memsets: cuDNN's BatchNorm with each layer's
 // own workspaces, and the recorded step's memsets into them waiting for nothing,
-// batch_norm_memsets_shifted: for the node before the previous one's call
+// batch_norm_memsets_shifted: for the node before the previous one's call,
+// batch_norm_memsets_merged: replaced by one kernel node at the graph's start
 // (batch_norm_workspaces.hpp, core/src/capture/workspace_memsets.cpp).
 const char* const kFusedKernelNames[] = {
     "deform_sampling",  "batch_norm_silu",   "avg_pool_2x2",   "max_pool_same",  "linear_assignment",
@@ -49,7 +50,7 @@ const char* const kFusedKernelNames[] = {
     "level_streams",    "stacked_convolutions", "dense_slices", "half_upsample", "native_batch_norm",
     "alternate_step_graphs", "batch_norm_silu_cluster", "batch_norm_silu_large", "aligned_channels",
     "small_convolutions", "small_convolutions_wide", "image_convolutions", "cudnn_batch_norm_silu", "prediction_rows",
-    "optimizer_step", "batch_norm_memsets", "batch_norm_memsets_shifted"};
+    "optimizer_step", "batch_norm_memsets", "batch_norm_memsets_shifted", "batch_norm_memsets_merged"};
 // Those measured faster on an H200 and equal within tolerance (docs/fused-kernels.md): the 2x2
 // average pool (YOLOv9-t's step 26.4 -> 25.4 ms), the same-size max pool (YOLOX-s's step 17.58 ->
 // 16.52 ms), the GPU Hungarian matching (the host solver's assignment bit for bit; RT-DETR-r18's

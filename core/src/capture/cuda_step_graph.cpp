@@ -109,22 +109,38 @@ std::unique_ptr<at::cuda::CUDAGraph> new_graph(bool keep) {
 #endif
 }
 
+#if TORCH_VERSION_MAJOR > 2 || (TORCH_VERSION_MAJOR == 2 && TORCH_VERSION_MINOR >= 9)
+MemsetPlacement memset_placement() {
+  if (sdk::fused_kernel_allowed("batch_norm_memsets_merged")) return MemsetPlacement::one_kernel;
+  if (sdk::fused_kernel_allowed("batch_norm_memsets_shifted")) return MemsetPlacement::one_call_early;
+  return MemsetPlacement::at_start;
+}
+
+void say_what_moved(const MemsetSurgery& surgery, MemsetPlacement placement) {
+  const char* where = placement == MemsetPlacement::at_start         ? "now wait for nothing"
+                      : placement == MemsetPlacement::one_call_early ? "now wait beside the call before theirs"
+                                                                     : "are cleared at the graph's start";
+  log::info("fused_kernels: ", surgery.unchained, " of the step graph's ", surgery.memsets,
+            " memsets clear a BatchNorm layer's own workspace and ", where,
+            " instead of waiting for the kernel before their call (batch_norm_memsets); ", surgery.shared,
+            " left in place (a workspace used by more than one call)");
+  if (placement == MemsetPlacement::one_kernel) {
+    log::info("fused_kernels: ", surgery.merged, " of them replaced by ", surgery.kernel_nodes,
+              " zero-span kernel node(s)",
+              surgery.no_merge_kernel ? " (none: this build has no CUDA kernels of core's, so they only moved)" : "");
+  }
+}
+#endif
+
 // Takes the workspace memsets off the recorded graph's chain, instantiates it, says what it did
 // (the first time) and returns how many memsets it moved.
 std::int64_t unchain_and_instantiate(at::cuda::CUDAGraph& graph) {
 #if TORCH_VERSION_MAJOR > 2 || (TORCH_VERSION_MAJOR == 2 && TORCH_VERSION_MINOR >= 9)
-  const auto placement = sdk::fused_kernel_allowed("batch_norm_memsets_shifted") ? MemsetPlacement::one_call_early
-                                                                                 : MemsetPlacement::at_start;
+  const auto placement = memset_placement();
   const auto surgery = unchain_workspace_memsets(graph.raw_cuda_graph(), sdk::claimed_workspaces(), placement);
   graph.instantiate();
   static std::once_flag said;
-  std::call_once(said, [&] {
-    log::info("fused_kernels: ", surgery.unchained, " of the step graph's ", surgery.memsets,
-              " memsets clear a BatchNorm layer's own workspace and now wait ",
-              placement == MemsetPlacement::at_start ? "for nothing" : "beside the call before theirs",
-              " instead of for the kernel before their call (batch_norm_memsets); ", surgery.shared,
-              " left in place (a workspace used by more than one call)");
-  });
+  std::call_once(said, [&] { say_what_moved(surgery, placement); });
   return surgery.unchained;
 #else
   (void)graph;

@@ -3,6 +3,8 @@
 // hides the difference.
 #include "workspace_memsets.hpp"
 
+#include "cuda/zero_spans_kernel.hpp"
+
 #include <c10/util/Exception.h>
 
 #include <algorithm>
@@ -119,14 +121,66 @@ bool is_memset(cudaGraphNode_t node) {
   return type == cudaGraphNodeTypeMemset;
 }
 
-}  // namespace
+// What waited for `memset` now also waits for what it waited for, and it waits for nothing;
+// returns what it waited for.
+Nodes unchain(cudaGraph_t graph, Shape& s, cudaGraphNode_t memset) {
+  const auto found = s.before.find(memset);
+  const Nodes waited_for = found == s.before.end() ? Nodes{} : found->second;
+  const auto next = s.after.find(memset);
+  for (auto p : waited_for) {
+    if (next != s.after.end()) {
+      for (auto successor : next->second) s.connect(graph, p, successor);
+    }
+    s.disconnect(graph, p, memset);
+  }
+  return waited_for;
+}
 
-MemsetSurgery unchain_workspace_memsets(cudaGraph_t graph, const std::vector<sdk::WorkspaceRange>& workspaces,
-                                        MemsetPlacement placement) {
-  MemsetSurgery surgery;
-  Shape s = shape_of(graph);
+// The moved memsets that one kernel node can clear instead: one span of at most 4 KB each.
+struct Merge {
+  std::vector<kernels::ZeroSpan> spans;
+  Nodes memsets;
+};
+
+void add_to_merge(Merge& merge, cudaGraphNode_t memset) {
+  cudaMemsetParams p{};
+  check(cudaGraphMemsetNodeGetParams(memset, &p), "cudaGraphMemsetNodeGetParams");
+  const std::size_t bytes = std::size_t(p.elementSize) * p.width;
+  if (p.height > 1 || bytes > 4096) return;  // stays a memset node, moved
+  kernels::ZeroSpan span;
+  span.dst = p.dst;
+  span.bytes = static_cast<std::uint32_t>(bytes);
+  merge.spans.push_back(span);
+  merge.memsets.push_back(memset);
+}
+
+// The merged memsets' successors wait for zero-span kernel nodes at the graph's start instead;
+// the memset nodes go. Returns the nodes added.
+int replace_by_kernel_nodes(cudaGraph_t graph, Shape& s, const Merge& merge) {
+  const auto per_node = static_cast<std::size_t>(kernels::zero_spans_per_node());
+  int added = 0;
+  for (std::size_t first = 0; first < merge.spans.size(); first += per_node) {
+    const auto count = std::min(per_node, merge.spans.size() - first);
+    cudaGraphNode_t node = nullptr;
+    check(kernels::add_zero_spans_node(graph, merge.spans.data() + first, static_cast<int>(count), &node),
+          "adding the zero-span kernel node");
+    ++added;
+    for (std::size_t i = first; i < first + count; ++i) {
+      const auto next = s.after.find(merge.memsets[i]);
+      if (next != s.after.end()) {
+        for (auto successor : next->second) s.connect(graph, node, successor);
+      }
+      check(cudaGraphDestroyNode(merge.memsets[i]), "cudaGraphDestroyNode");
+    }
+  }
+  return added;
+}
+
+// The memset nodes inside a workspace exactly one call claimed, in topological order, and how
+// many others there are.
+Nodes qualifying_memsets(const Shape& s, const std::vector<sdk::WorkspaceRange>& workspaces, MemsetSurgery& surgery) {
   std::map<const sdk::WorkspaceRange*, Nodes> by_workspace;
-  Nodes candidates;  // in topological order
+  Nodes candidates;
   for (auto node : s.order) {
     if (!is_memset(node)) continue;
     ++surgery.memsets;
@@ -135,28 +189,37 @@ MemsetSurgery unchain_workspace_memsets(cudaGraph_t graph, const std::vector<sdk
       candidates.push_back(node);
     }
   }
-  Nodes previous_waited_for;
+  Nodes qualifying;
   for (auto memset : candidates) {
-    const auto* w = workspace_cleared(memset, workspaces);
-    if (by_workspace[w].size() != 1) {
-      ++surgery.shared;
-      continue;
-    }
-    const auto found = s.before.find(memset);
-    const Nodes waited_for = found == s.before.end() ? Nodes{} : found->second;
-    const auto next = s.after.find(memset);
-    for (auto p : waited_for) {
-      if (next != s.after.end()) {
-        for (auto successor : next->second) s.connect(graph, p, successor);
-      }
-      s.disconnect(graph, p, memset);
-    }
+    if (by_workspace[workspace_cleared(memset, workspaces)].size() == 1) qualifying.push_back(memset);
+    else ++surgery.shared;
+  }
+  return qualifying;
+}
+
+}  // namespace
+
+MemsetSurgery unchain_workspace_memsets(cudaGraph_t graph, const std::vector<sdk::WorkspaceRange>& workspaces,
+                                        MemsetPlacement placement) {
+  MemsetSurgery surgery;
+  Shape s = shape_of(graph);
+  if (placement == MemsetPlacement::one_kernel && kernels::zero_spans_per_node() == 0) {
+    placement = MemsetPlacement::at_start;  // this build has no such kernel
+    surgery.no_merge_kernel = true;
+  }
+  Merge merge;
+  Nodes previous_waited_for;
+  for (auto memset : qualifying_memsets(s, workspaces, surgery)) {
+    const Nodes waited_for = unchain(graph, s, memset);
     if (placement == MemsetPlacement::one_call_early) {
       for (auto p : previous_waited_for) s.connect(graph, p, memset);
     }
+    if (placement == MemsetPlacement::one_kernel) add_to_merge(merge, memset);
     previous_waited_for = waited_for;
     ++surgery.unchained;
   }
+  surgery.kernel_nodes = replace_by_kernel_nodes(graph, s, merge);
+  surgery.merged = static_cast<int>(merge.memsets.size());
   return surgery;
 }
 

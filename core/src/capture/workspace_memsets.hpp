@@ -12,19 +12,25 @@
 namespace libreyolo::core::capture::cuda_support {
 
 // Where an unchained memset waits: for nothing (the graph's start), or for what the previous
-// unchained memset waited for (so it runs beside the call before its own).
-enum class MemsetPlacement { at_start, one_call_early };
+// unchained memset waited for (so it runs beside the call before its own); or the memsets are
+// replaced by kernel nodes at the graph's start that clear all their bytes at once (one node for
+// up to 480 of them: cuda/zero_spans_kernel.hpp).
+enum class MemsetPlacement { at_start, one_call_early, one_kernel };
 
 struct MemsetSurgery {
   int memsets = 0;    // memset nodes in the graph
   int unchained = 0;  // of those, taken off the chain
   int shared = 0;     // in a workspace more than one call used: left as recorded
+  int merged = 0;        // of the unchained, cleared by the kernel nodes instead (one_kernel)
+  int kernel_nodes = 0;  // zero-span kernel nodes added
+  bool no_merge_kernel = false;  // one_kernel asked for, but this build has no such kernel
 };
 
 // For every memset of value 0 that lies wholly inside a workspace exactly one call claimed during
 // the recording (`workspaces`) and is that workspace's only memset: what waited for it now also
 // waits for what it waited for, and it waits as `placement` says. Edges are only ever added from
-// an earlier to a later node of one topological order, so the graph stays acyclic.
+// an earlier to a later node of one topological order (a kernel node added at the start is
+// earlier than every node), so the graph stays acyclic.
 MemsetSurgery unchain_workspace_memsets(cudaGraph_t graph, const std::vector<sdk::WorkspaceRange>& workspaces,
                                         MemsetPlacement placement);
 

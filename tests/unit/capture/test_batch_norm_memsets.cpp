@@ -1,11 +1,11 @@
-// fused_kernels=batch_norm_memsets and batch_norm_memsets_shifted (libreyolo/sdk/batch_norm_workspaces.hpp,
+// fused_kernels=batch_norm_memsets, batch_norm_memsets_shifted and batch_norm_memsets_merged (libreyolo/sdk/batch_norm_workspaces.hpp,
 // core/src/capture/workspace_memsets.cpp): the SDK's BatchNorm calls cuDNN with each layer's own
 // workspaces, and the step recorder takes cuDNN's memsets into them off the graph's chain. On a
 // GPU: a small float16 network (convolution, the SDK's BatchNorm on channels-last maps, SiLU,
 // convolution, SGD with fresh gradients, as the whole step runs them) trained through the capture
 // manager for eight steps (eager, recorded, six replays) ends with its weights and running
 // statistics bit for bit where the same steps with the memsets as recorded leave them, with the
-// memsets moved either way, and the recording did move some. Compared with recorded steps, not
+// memsets moved each of the three ways, and the recording did move some. Compared with recorded steps, not
 // eager ones: in run41d (H100) this float16 network's replays and its eager twin parted at the
 // last step even without the option, which the float32 network of test_alternate_step_graphs.cpp
 // does not; each run says where its steps parted from the eager twin's. Skipped without CUDA (the
@@ -133,7 +133,7 @@ TEST_CASE("batch_norm_memsets: steps with cuDNN's memsets off the recorded chain
   }
   const auto as_recorded = captured_run("weight_casts");
   CHECK(as_recorded.moved == 0);
-  for (const std::string names : {"batch_norm_memsets", "batch_norm_memsets_shifted"}) {
+  for (const std::string names : {"batch_norm_memsets", "batch_norm_memsets_shifted", "batch_norm_memsets_merged"}) {
     CAPTURE(names);
     const auto moved = captured_run(names);
     CHECK(moved.moved > 0);

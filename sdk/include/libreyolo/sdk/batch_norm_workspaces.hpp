@@ -1,6 +1,7 @@
 #pragma once
 // The workspaces the SDK's BatchNorm hands cuDNN under fused_kernels=batch_norm_memsets (and
-// batch_norm_memsets_shifted), and how core's step recorder learns which of them a recording used.
+// batch_norm_memsets_shifted, batch_norm_memsets_merged), and how core's step recorder learns
+// which of them a recording used.
 //
 // Why: cuDNN's persistent training BatchNorm (the kernels PyTorch picks for channels-last float16)
 // clears part of its workspace with a memset before every call, forward and backward. PyTorch takes
@@ -35,7 +36,7 @@ LIBREYOLO_SDK_API void start_counting_workspace_claims();
 // The workspaces used since the last start_counting_workspace_claims(), each with its count.
 LIBREYOLO_SDK_API std::vector<WorkspaceRange> claimed_workspaces();
 
-// Whether either batch_norm_memsets name is allowed now (the SDK's BatchNorm and the recorder
+// Whether any batch_norm_memsets name is allowed now (the SDK's BatchNorm and the recorder
 // both ask).
 LIBREYOLO_SDK_API bool batch_norm_memsets_allowed();
 

@@ -1,0 +1,11 @@
+// zero_spans_kernel.hpp in a CUDA build without the core's CUDA kernels: no such node, so
+// batch_norm_memsets_merged keeps the memsets and only moves them (workspace_memsets.cpp says so).
+#include "cuda/zero_spans_kernel.hpp"
+
+namespace libreyolo::core::capture::kernels {
+
+int zero_spans_per_node() { return 0; }
+
+cudaError_t add_zero_spans_node(cudaGraph_t, const ZeroSpan*, int, cudaGraphNode_t*) { return cudaErrorNotSupported; }
+
+}  // namespace libreyolo::core::capture::kernels
