@@ -3,7 +3,8 @@
 # for its float16 network even without the option), the whole ctest, then which of YOLOX-s's
 # BatchNorm calls PyTorch does not give cuDNN (op_callers: native against cuDNN BatchNorm, the
 # default, eager) - the likeliest reason its gradients with batch_norm_memsets differed beyond
-# noise - and YOLOX-s's and YOLOv9-t's step with it again.
+# noise - and YOLOX-s's and YOLOv9-t's step with it again, and YOLOv9-t's with the memsets merged
+# into one kernel node (batch_norm_memsets_merged, built after run41d).
 source .gpu/common.sh
 DEADLINE=${DEADLINE:-540}
 stamp "start"
@@ -19,5 +20,7 @@ for op in native_batch_norm cudnn_batch_norm; do
 done
 fits 60 && bench_fused $OUT/fused_bn_memsets_yoloxs.txt yoloxs batch_norm_memsets
 fits 60 && bench_fused $OUT/fused_bn_memsets_yolo9t.txt yolo9t batch_norm_memsets
+fits 60 && bench_fused $OUT/fused_bn_memsets_merged_yolo9t.txt yolo9t batch_norm_memsets_merged
+grep -E "memsets clear|zero-span" $OUT/fused_bn_memsets_merged_yolo9t.txt | head -2
 e2e_model yoloxs measured measured+batch_norm_memsets
 stamp "end"
