@@ -221,25 +221,13 @@ Outcome run(cudnnHandle_t h, Setup& u, cudaStream_t stream, int variant, bool sa
   }
   if (variant == 1) detach(graph, memsets);
   if (variant == 2) merge(graph, memsets, u);
-  cudaGraphExec_t exec;
-  CHECK_CUDA(cudaGraphInstantiate(&exec, graph, 0));
-  CHECK_CUDA(cudaGraphLaunch(exec, stream));  // the first replay uploads the graph
-  cudaEvent_t start, stop;
-  CHECK_CUDA(cudaEventCreate(&start));
-  CHECK_CUDA(cudaEventCreate(&stop));
-  CHECK_CUDA(cudaEventRecord(start, stream));
-  for (int i = 0; i < kReplays; ++i) CHECK_CUDA(cudaGraphLaunch(exec, stream));
-  CHECK_CUDA(cudaEventRecord(stop, stream));
-  CHECK_CUDA(cudaEventSynchronize(stop));
-  float ms = 0;
-  CHECK_CUDA(cudaEventElapsedTime(&ms, start, stop));
+  const float ms = probe::replay_ms(graph, stream, kReplays);
   Outcome o;
   o.us_per_pair = 1000.0 * ms / (kPairs * kReplays);
   o.y = probe::host_copy(u.y, u.count);
   o.dx = probe::host_copy(u.dx, u.count);
   o.dscale.resize(u.s.c);
   CHECK_CUDA(cudaMemcpy(o.dscale.data(), u.dscale, u.s.c * sizeof(float), cudaMemcpyDeviceToHost));
-  CHECK_CUDA(cudaGraphExecDestroy(exec));
   CHECK_CUDA(cudaGraphDestroy(graph));
   return o;
 }

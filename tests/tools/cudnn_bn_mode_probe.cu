@@ -123,22 +123,10 @@ bool measure(cudnnHandle_t h, cudnnBatchNormMode_t mode, const Shape& s, Result&
     CHECK_CUDA(cudaGraphNodeGetType(node, &type));
     memsets += type == cudaGraphNodeTypeMemset ? 1 : 0;
   }
-  cudaGraphExec_t exec;
-  CHECK_CUDA(cudaGraphInstantiate(&exec, graph, 0));
-  CHECK_CUDA(cudaGraphLaunch(exec, stream));  // the first replay uploads the graph
-  cudaEvent_t start, stop;
-  CHECK_CUDA(cudaEventCreate(&start));
-  CHECK_CUDA(cudaEventCreate(&stop));
-  CHECK_CUDA(cudaEventRecord(start, stream));
-  for (int i = 0; i < kReplays; ++i) CHECK_CUDA(cudaGraphLaunch(exec, stream));
-  CHECK_CUDA(cudaEventRecord(stop, stream));
-  CHECK_CUDA(cudaEventSynchronize(stop));
-  float ms = 0;
-  CHECK_CUDA(cudaEventElapsedTime(&ms, start, stop));
+  const float ms = probe::replay_ms(graph, stream, kReplays);
   r.us_per_pair = 1000.0 * ms / (kPairs * kReplays);
   r.nodes_per_pair = static_cast<int>(nodes) / kPairs;
   r.memsets_per_pair = memsets / kPairs;
-  CHECK_CUDA(cudaGraphExecDestroy(exec));
   CHECK_CUDA(cudaGraphDestroy(graph));
   CHECK_CUDA(cudaStreamDestroy(stream));
   for (void* q : {(void*)b.x, (void*)b.y, (void*)b.dy, (void*)b.dx, (void*)b.scale, (void*)b.bias, (void*)b.dscale,

@@ -46,6 +46,26 @@ inline std::vector<float> host_copy(const __half* device, size_t count) {
   return f;
 }
 
+// Milliseconds for `replays` launches of `graph` on `stream`, after one launch that uploads it.
+inline float replay_ms(cudaGraph_t graph, cudaStream_t stream, int replays) {
+  cudaGraphExec_t exec;
+  CHECK_CUDA(cudaGraphInstantiate(&exec, graph, 0));
+  CHECK_CUDA(cudaGraphLaunch(exec, stream));
+  cudaEvent_t start, stop;
+  CHECK_CUDA(cudaEventCreate(&start));
+  CHECK_CUDA(cudaEventCreate(&stop));
+  CHECK_CUDA(cudaEventRecord(start, stream));
+  for (int i = 0; i < replays; ++i) CHECK_CUDA(cudaGraphLaunch(exec, stream));
+  CHECK_CUDA(cudaEventRecord(stop, stream));
+  CHECK_CUDA(cudaEventSynchronize(stop));
+  float ms = 0;
+  CHECK_CUDA(cudaEventElapsedTime(&ms, start, stop));
+  CHECK_CUDA(cudaEventDestroy(start));
+  CHECK_CUDA(cudaEventDestroy(stop));
+  CHECK_CUDA(cudaGraphExecDestroy(exec));
+  return ms;
+}
+
 inline double largest_relative(const std::vector<float>& got, const std::vector<float>& want) {
   double diff = 0, scale = 1e-12;
   for (size_t i = 0; i < want.size(); ++i) {
