@@ -1,6 +1,7 @@
 // workspace_memsets.hpp: the graph's nodes in one topological order (Kahn's), the memsets that
-// qualify, and the rewiring. CUDA 13 gave the edge functions an edge-data argument; graph_edges
-// hides the difference.
+// qualify, the rewiring, and the merge into zero-span kernel nodes. CUDA 13 gave the edge functions
+// an edge-data argument; all_edges, add_edge and remove_edge hide the difference. A failed CUDA
+// call throws, and the recorder then falls back to eager steps as for any failed capture.
 #include "workspace_memsets.hpp"
 
 #include "cuda/zero_spans_kernel.hpp"
