@@ -82,12 +82,16 @@ const char* const kFusedKernelNames[] = {
 // the end of the float16 step as three kernels of the host's (optimizer_step: PyTorch's SGD
 // rounding measured per run, the same bits; the step 1.034x YOLOv9-t and 1.026x YOLOX-s, end to
 // end +3.9% and +2.5% on an H100, 2026-12-07). Not prediction_rows (1.011x; memorisation lower in
-// three of four seeds).
+// three of four seeds). And cuDNN's BatchNorm with each layer's own workspaces, the recorded step's
+// memsets into them cleared by one kernel node at the graph's start (batch_norm_memsets_merged: the
+// same forward bits, gradients as far from the default's as two default passes; the step 1.098x
+// YOLOv9-t and 1.041x YOLOX-s, end to end 830 and 839 -> 924 and 925 images/s YOLOv9-t, 1,072 ->
+// 1,120 YOLOX-s on an H100, 2026-12-07); not the other two placements (1.052x and 1.035x).
 const char* const kMeasuredFasterKernels[] = {
     "avg_pool_2x2",  "max_pool_same", "linear_assignment", "deform_sampling",  "weight_casts",
     "task_aligned_metric", "task_aligned_selection", "simota_cost", "simota_selection", "weight_grad_stream",
     "block_tails",   "dense_slices",  "box_dfl_loss",    "class_bce",        "half_upsample",
-    "small_convolutions", "image_convolutions", "optimizer_step"};
+    "small_convolutions", "image_convolutions", "optimizer_step", "batch_norm_memsets_merged"};
 
 std::atomic<FusedKernels> policy{FusedKernels::off};
 std::mutex only_mutex;
