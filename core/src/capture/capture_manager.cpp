@@ -217,6 +217,7 @@ std::vector<torch::Tensor> CaptureManager::record_and_run(const Shape& shape, co
       log::info("cuda_graph: the captured region draws random numbers (e.g. stochastic depth); replays draw "
                 "from the graph's own random stream, so they differ from an eager run's draws");
     }
+    counters_.unchained_memsets += graph->unchained_memsets();
     auto outputs = graph->run(images);
     graphs_[shape] = std::move(graph);
     policy_.captured(shape);

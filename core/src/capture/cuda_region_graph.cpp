@@ -16,8 +16,11 @@
 
 #include <mutex>
 #include <stdexcept>
+#include <utility>
 
 #include "cuda_capture_support.hpp"
+#include "cuda_graph_memsets.hpp"
+#include "libreyolo/sdk/batch_norm_workspaces.hpp"
 
 namespace libreyolo::core::capture {
 namespace {
@@ -33,9 +36,11 @@ class CudaRegionGraph : public RegionGraph {
  public:
   std::vector<torch::Tensor> run(const torch::Tensor& images) override;
   double pinned_gb() const override { return pinned_gb_; }
+  std::int64_t unchained_memsets() const override { return unchained_; }
 
-  // Filled by CudaGraphRecorder::record.
-  at::cuda::CUDAGraph forward_graph, backward_graph;
+  // Filled by CudaGraphRecorder::record (pointers: CUDAGraph cannot be moved, and whether it is
+  // kept for editing is a constructor argument).
+  std::unique_ptr<at::cuda::CUDAGraph> forward_graph, backward_graph;
   torch::Tensor static_input;
   std::vector<torch::Tensor> static_outputs;       // every region output
   std::vector<std::size_t> differentiable;          // indices of outputs that carry gradients
@@ -44,10 +49,11 @@ class CudaRegionGraph : public RegionGraph {
   std::vector<const void*> grad_storage;           // each parameter's .grad when recorded
   torch::Tensor gradient_anchor = torch::zeros({}, torch::requires_grad());  // see GraphedRegion
   double pinned_gb_ = 0;
+  std::int64_t unchained_ = 0;  // memsets taken off the two graphs' chains (batch_norm_memsets)
 
   std::vector<torch::Tensor> replay_forward(const torch::Tensor& images) {
     static_input.copy_(images);
-    forward_graph.replay();
+    forward_graph->replay();
     std::vector<torch::Tensor> outputs;
     outputs.reserve(static_outputs.size());
     for (const auto& output : static_outputs) outputs.push_back(output.detach());
@@ -63,7 +69,7 @@ class CudaRegionGraph : public RegionGraph {
         static_grad_outputs[k].zero_();  // that output did not reach the loss
       }
     }
-    backward_graph.replay();
+    backward_graph->replay();
   }
 };
 
@@ -111,6 +117,19 @@ std::vector<torch::Tensor> CudaRegionGraph::run(const torch::Tensor& images) {
   return GraphedRegion::apply(reinterpret_cast<std::int64_t>(this), images, gradient_anchor);
 }
 
+// Records `work` into a new graph in `slot`; under batch_norm_memsets the memsets into the
+// BatchNorm layers' own workspaces are then taken off its chain (cuda_graph_memsets.hpp), as for
+// whole steps. Returns how many moved.
+template <class Work>
+std::int64_t record_graph(std::unique_ptr<at::cuda::CUDAGraph>& slot, const char* what,
+                          const c10::cuda::CUDAStream& stream, PoolId pool, Work&& work) {
+  const bool edit = edit_memsets();
+  slot = new_graph(edit);
+  sdk::start_counting_workspace_claims();
+  record_on(*slot, stream, pool, std::forward<Work>(work));
+  return edit ? unchain_and_instantiate(*slot, what) : 0;
+}
+
 class CudaGraphRecorder : public GraphRecorder {
  public:
   std::unique_ptr<RegionGraph> record(const RegionFunction& region, const torch::Tensor& images,
@@ -138,7 +157,8 @@ class CudaGraphRecorder : public GraphRecorder {
     const auto pool = at::cuda::graph_pool_handle();
     stream_waits_for(side_stream, main_stream);
     std::vector<torch::Tensor> outputs;
-    record_on(graph->forward_graph, side_stream, pool, [&] { outputs = region(graph->static_input); });
+    graph->unchained_ += record_graph(graph->forward_graph, "the region's forward graph's", side_stream, pool,
+                                      [&] { outputs = region(graph->static_input); });
     std::vector<torch::Tensor> differentiable_outputs;
     for (std::size_t i = 0; i < outputs.size(); ++i) {
       if (!outputs[i].requires_grad()) continue;
@@ -147,7 +167,7 @@ class CudaGraphRecorder : public GraphRecorder {
       graph->static_grad_outputs.push_back(torch::zeros_like(outputs[i]));
     }
     if (differentiable_outputs.empty()) throw std::runtime_error("the capturable region has no output that needs gradients");
-    record_on(graph->backward_graph, side_stream, pool, [&] {
+    graph->unchained_ += record_graph(graph->backward_graph, "the region's backward graph's", side_stream, pool, [&] {
       const auto grads = torch::autograd::grad(differentiable_outputs, parameters, graph->static_grad_outputs,
                                                /*retain_graph=*/false, /*create_graph=*/false, /*allow_unused=*/true);
       torch::NoGradGuard no_grad;

@@ -12,10 +12,10 @@
 #include <vector>
 
 #include "cuda_capture_support.hpp"
+#include "cuda_graph_memsets.hpp"
 #include "libreyolo/core/log/log.hpp"
 #include "libreyolo/sdk/batch_norm_workspaces.hpp"
 #include "libreyolo/sdk/fused_kernels.hpp"
-#include "workspace_memsets.hpp"
 
 namespace libreyolo::core::capture::cuda_support {
 namespace {
@@ -79,75 +79,6 @@ std::size_t step_graph_copies() {
   return 2;
 }
 
-// Under batch_norm_memsets: the graph is kept after capture so that the memsets into the
-// BatchNorm layers' own workspaces can be taken off its chain before it is instantiated
-// (workspace_memsets.hpp). CUDAGraph's keep_graph and instantiate() came with LibTorch 2.9.
-#if TORCH_VERSION_MAJOR > 2 || (TORCH_VERSION_MAJOR == 2 && TORCH_VERSION_MINOR >= 9)
-constexpr bool kCanEditGraphs = true;
-#else
-constexpr bool kCanEditGraphs = false;
-#endif
-
-bool edit_memsets() {
-  if (!sdk::batch_norm_memsets_allowed()) return false;
-  if (!kCanEditGraphs) {
-    static std::once_flag said;
-    std::call_once(said, [] {
-      log::info("fused_kernels: batch_norm_memsets leaves the recorded memsets as they are (it needs LibTorch 2.9 or "
-                "later to edit a graph before it is instantiated)");
-    });
-  }
-  return kCanEditGraphs;
-}
-
-std::unique_ptr<at::cuda::CUDAGraph> new_graph(bool keep) {
-#if TORCH_VERSION_MAJOR > 2 || (TORCH_VERSION_MAJOR == 2 && TORCH_VERSION_MINOR >= 9)
-  return std::make_unique<at::cuda::CUDAGraph>(/*keep_graph=*/keep);
-#else
-  (void)keep;
-  return std::make_unique<at::cuda::CUDAGraph>();
-#endif
-}
-
-#if TORCH_VERSION_MAJOR > 2 || (TORCH_VERSION_MAJOR == 2 && TORCH_VERSION_MINOR >= 9)
-MemsetPlacement memset_placement() {
-  if (sdk::fused_kernel_allowed("batch_norm_memsets_merged")) return MemsetPlacement::one_kernel;
-  if (sdk::fused_kernel_allowed("batch_norm_memsets_shifted")) return MemsetPlacement::one_call_early;
-  return MemsetPlacement::at_start;
-}
-
-void say_what_moved(const MemsetSurgery& surgery, MemsetPlacement placement) {
-  const char* where = placement == MemsetPlacement::at_start         ? "now wait for nothing"
-                      : placement == MemsetPlacement::one_call_early ? "now wait beside the call before theirs"
-                                                                     : "are cleared at the graph's start";
-  log::info("fused_kernels: ", surgery.unchained, " of the step graph's ", surgery.memsets,
-            " memsets clear a BatchNorm layer's own workspace and ", where,
-            " instead of waiting for the kernel before their call (batch_norm_memsets); ", surgery.shared,
-            " left in place (a workspace used by more than one call)");
-  if (placement == MemsetPlacement::one_kernel) {
-    log::info("fused_kernels: ", surgery.merged, " of them replaced by ", surgery.kernel_nodes,
-              " zero-span kernel node(s)",
-              surgery.no_merge_kernel ? " (none: this build has no CUDA kernels of core's, so they only moved)" : "");
-  }
-}
-#endif
-
-// Takes the workspace memsets off the recorded graph's chain, instantiates it, says what it did
-// (the first time) and returns how many memsets it moved.
-std::int64_t unchain_and_instantiate(at::cuda::CUDAGraph& graph) {
-#if TORCH_VERSION_MAJOR > 2 || (TORCH_VERSION_MAJOR == 2 && TORCH_VERSION_MINOR >= 9)
-  const auto placement = memset_placement();
-  const auto surgery = unchain_workspace_memsets(graph.raw_cuda_graph(), sdk::claimed_workspaces(), placement);
-  graph.instantiate();
-  static std::once_flag said;
-  std::call_once(said, [&] { say_what_moved(surgery, placement); });
-  return surgery.unchained;
-#else
-  (void)graph;
-  return 0;
-#endif
-}
-
 }  // namespace
 
 std::unique_ptr<StepGraph> record_cuda_step(const StepFunction& step, int device) {
@@ -171,7 +102,7 @@ std::unique_ptr<StepGraph> record_cuda_step(const StepFunction& step, int device
       graph->copies_.push_back(new_graph(edit));
       sdk::start_counting_workspace_claims();
       record_on(*graph->copies_.back(), stream, graph->pool_->id, step);
-      if (edit) graph->unchained_ += unchain_and_instantiate(*graph->copies_.back());
+      if (edit) graph->unchained_ += unchain_and_instantiate(*graph->copies_.back(), "the step graph's");
     }
   } catch (const std::exception& e) {
     stream_waits_for(main_stream, stream);

@@ -8,7 +8,8 @@
 // memsets moved each of the three ways, and the recording did move some. Compared with recorded steps, not
 // eager ones: in run41d (H100) this float16 network's replays and its eager twin parted at the
 // last step even without the option, which the float32 network of test_alternate_step_graphs.cpp
-// does not; each run says where its steps parted from the eager twin's. Skipped without CUDA (the
+// does not; each run says where its steps parted from the eager twin's. The same network recorded
+// as a region (forward and backward graphs, the loss eager) likewise. Skipped without CUDA (the
 // CPU build records no graph and never takes the path).
 #include "../torch_doctest.hpp"
 #include "../deterministic_cudnn.hpp"
@@ -137,6 +138,56 @@ TEST_CASE("batch_norm_memsets: steps with cuDNN's memsets off the recorded chain
     CAPTURE(names);
     const auto moved = captured_run(names);
     CHECK(moved.moved > 0);
+    CHECK(differing_tensors(moved.state, as_recorded.state) == 0);
+  }
+}
+
+namespace {
+
+// Seven steps of the same network recorded as a region (a forward graph and a backward graph
+// around an eager loss, as RTMDet and the DETRs record their networks) under `policy_names`, from
+// the same seeded inputs every run: the weights and statistics after them, and the memsets moved.
+Run region_run(const std::string& policy_names) {
+  const test::PolicyGuard policy(sdk::FusedKernels::when_built, policy_names);
+  const DeterministicCudnn deterministic;
+  auto net = half_net_on_gpu();
+  const auto gpu = torch::TensorOptions().device(torch::kCUDA);
+  auto images = torch::empty({16, 3, 20, 20}, gpu.dtype(torch::kHalf)).contiguous(torch::MemoryFormat::ChannelsLast);
+  auto upstream = torch::empty({16, 8, 20, 20}, gpu).contiguous(torch::MemoryFormat::ChannelsLast);
+  const auto parameters = net->parameters();
+  for (auto& p : net->parameters()) p.mutable_grad() = torch::zeros_like(p);  // zeroed in place from here on
+  torch::manual_seed(8);
+  images.copy_(torch::randn_like(images));
+  auto recorder = capture::make_cuda_graph_recorder();
+  REQUIRE(recorder != nullptr);
+  const auto graph = recorder->record(
+      [&](const torch::Tensor& x) { return std::vector<torch::Tensor>{net->forward(x)}; }, images, parameters,
+      net->buffers());
+  for (int step = 0; step < 7; ++step) {
+    images.copy_(torch::randn_like(images));
+    upstream.copy_(torch::randn_like(upstream));
+    for (auto& p : net->parameters()) p.mutable_grad().zero_();
+    const auto outputs = graph->run(images);
+    (outputs.at(0).to(torch::kFloat) * upstream).sum().backward();
+    torch::NoGradGuard no_grad;
+    for (auto& p : net->parameters()) p.sub_(p.grad(), 0.01);
+  }
+  return {state(*net), graph->unchained_memsets()};
+}
+
+}  // namespace
+
+TEST_CASE("batch_norm_memsets: a recorded region's forward and backward graphs with the memsets off their chains train as recorded ones do, bit for bit") {
+  if (!torch::cuda::is_available()) {
+    MESSAGE("skipped: no CUDA device");
+    return;
+  }
+  const auto as_recorded = region_run("weight_casts");
+  CHECK(as_recorded.moved == 0);
+  for (const std::string names : {"batch_norm_memsets", "batch_norm_memsets_shifted", "batch_norm_memsets_merged"}) {
+    CAPTURE(names);
+    const auto moved = region_run(names);
+    CHECK(moved.moved >= 2);  // the BatchNorm's forward memset in one graph, its backward's in the other
     CHECK(differing_tensors(moved.state, as_recorded.state) == 0);
   }
 }

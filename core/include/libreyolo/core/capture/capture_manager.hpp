@@ -50,7 +50,7 @@ std::string capture_refusal(const CaptureRequest& request, bool recorder_availab
 
 struct CaptureCounters {
   std::int64_t eager = 0, captures = 0, replays = 0, invalidations = 0, failures = 0;
-  std::int64_t unchained_memsets = 0;  // by the step graphs' recordings (fused_kernels=batch_norm_memsets)
+  std::int64_t unchained_memsets = 0;  // by the recordings, step and region graphs' (fused_kernels=batch_norm_memsets)
 };
 
 class CaptureManager {

@@ -29,6 +29,8 @@ class RegionGraph {
   virtual std::vector<torch::Tensor> run(const torch::Tensor& images) = 0;
   // Device memory the graph keeps for itself (static buffers and its private pool), in GB.
   virtual double pinned_gb() const = 0;
+  // Memsets taken off the forward and backward graphs' chains (fused_kernels=batch_norm_memsets).
+  virtual std::int64_t unchained_memsets() const { return 0; }
 };
 
 // One whole training step, recorded (CaptureRegion::step): forward, loss, backward, gradient
