@@ -158,6 +158,7 @@ census() {  # FAMILY SIZE FUSED: the captured step's kernels by name and the roo
   f=$(find /tmp/runs/census_$family$size* -name profile.json | head -1)
   [ -n "$f" ] || return 0
   gzip -c "$f" > $OUT/profile_$family$size.json.gz
+  [ -n "${CENSUS_TRACE:-}" ] && gzip -c "$(dirname $f)/profile_trace.json" > $OUT/trace_$family$size.json.gz  # every event, in order (what each memset precedes)
   $H profile kernels "$f" --top 200 > $OUT/kernels_$family$size.txt 2>&1
   timeout 60 python3 tests/tools/roofline.py --libreyolo $R/libreyolo --family $family --size $size --profile "$f" --markdown > $OUT/roofline_$family$size.md 2>&1
   tail -14 $OUT/roofline_$family$size.md
