@@ -46,13 +46,21 @@ import torch
 PEAKS = {"H200": (4.8e12, 989.4e12), "H100": (3.35e12, 989.4e12)}
 BYTES = 2                      # fp16
 
-CLASSES = ("convolution", "batchnorm", "activation", "elementwise", "reduction/copy", "loss/assign",
-           "optimizer/ema", "other")
+CLASSES = ("convolution", "batchnorm", "activation", "pooling", "elementwise", "reduction/copy", "loss/assign",
+           "optimizer/ema", "memset", "other")
 
-# Kernel name -> class, first match wins. BatchNorm before convolution: cuDNN names both.
+# Kernel name -> class, first match wins. BatchNorm before convolution: cuDNN names both. Memsets
+# (the driver's "Memset (Device)" and core's zero-span kernel that clears the BatchNorm workspaces'
+# counters in a recorded graph) are their own class: until 2026-12-07 they fell into "other". The
+# host's and the SDK's own kernels by their namespaces and shape structs: the fused optimizer step
+# (core::amp::fused), the assigners' and losses' kernels, the fused pools (avg_pool_2x2's kernels
+# take Layout arguments, max_pool_same's a Geometry: the names say no more).
 KERNEL_CLASSES = [
+    ("memset", r"^Memset|zero_spans"),
+    ("pooling", r"pool|sdk::fused::\(anonymous namespace\)::(forward|backward)_kernel<.*(Layout|Geometry)"),
     ("batchnorm", r"bn_fw|bn_bw|batch_norm|batchnorm|welford"),
-    ("optimizer/ema", r"multi_tensor_apply|fused_sgd|FusedSgd|adam|Adam|_amp_|foreach"),
+    ("optimizer/ema", r"multi_tensor_apply|fused_sgd|FusedSgd|adam|Adam|_amp_|foreach|amp::fused::"),
+    ("loss/assign", r"AlignedMetric|SelectionShape|BoxDflShape|ClassBceShape|Simota|SimOta|softmax"),
     ("activation", r"silu|swish|sigmoid|relu|gelu|hardswish|leaky"),
     ("convolution", r"conv|xmma|implicit_gemm|cutlass|sm90_|sm80_|cudnn|wgrad|dgrad|gemm|nchwToNhwc|"
                     r"nhwcToNchw|winograd|fft"),
