@@ -27,6 +27,23 @@ BatchNormSynchronizer::~BatchNormSynchronizer() = default;
 
 BatchNorm2dImpl::~BatchNorm2dImpl() = default;
 
+namespace {
+
+// Under batch_norm_memsets the same cuDNN calls as PyTorch's with this layer's own workspaces, so
+// that a recorded graph can take cuDNN's memsets off its critical path (batch_norm_workspaces.hpp);
+// with batch_norm_memsets_recording_only beside it only while a graph is being recorded, since
+// eager steps gain nothing from them (the bits are the same either way).
+bool takes_own_workspaces(const torch::nn::BatchNormOptions& options, const torch::Tensor& input,
+                          const torch::Tensor& weight, const torch::Tensor& bias, const torch::Tensor& running_mean,
+                          const torch::Tensor& running_var) {
+  if (!batch_norm_memsets_allowed() || !options.affine()) return false;
+  if (!own_workspace_batch_norm_fits(input, weight, bias, running_mean, running_var)) return false;
+  if (!own_workspace_batch_norm_unavailable().empty()) return false;
+  return !fused_kernel_allowed("batch_norm_memsets_recording_only") || stream_is_recording();
+}
+
+}  // namespace
+
 // torch::nn::BatchNorm2d's training forward with its counter moved through count_batch (one
 // kernel a step inside a BatchCountDeferral, batch_count.hpp). Where the momentum is unset the
 // running averages read the count, so those layers keep the base forward.
@@ -43,11 +60,7 @@ torch::Tensor BatchNorm2dImpl::forward(const torch::Tensor& input) {
   // alone; passing false left the step's kernels and bits unchanged on the GPU, 2026-12-06).
   TORCH_CHECK(input.size(0) * input.size(2) * input.size(3) != 1,
               "Expected more than 1 value per channel when training, got input size ", input.sizes());
-  // Under batch_norm_memsets the same cuDNN calls with this layer's own workspaces, so that a
-  // recorded step can take cuDNN's memsets off its critical path (batch_norm_workspaces.hpp).
-  if (batch_norm_memsets_allowed() && options.affine() &&
-      own_workspace_batch_norm_fits(input, weight, bias, running_mean, running_var) &&
-      own_workspace_batch_norm_unavailable().empty()) {
+  if (takes_own_workspaces(options, input, weight, bias, running_mean, running_var)) {
     return own_workspace_batch_norm(this, input, weight, bias, running_mean, running_var, *options.momentum(),
                                     options.eps());
   }

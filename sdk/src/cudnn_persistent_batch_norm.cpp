@@ -3,6 +3,7 @@
 // workspace of the layer's (batch_norm_workspace.hpp).
 #include "cudnn_persistent_batch_norm.hpp"
 
+#include <c10/cuda/CUDAGraphsC10Utils.h>
 #include <c10/cuda/CUDAGuard.h>
 #include <torch/autograd.h>
 #include <torch/torch.h>
@@ -72,6 +73,10 @@ bool own_workspace_batch_norm_fits(const torch::Tensor& x, const torch::Tensor& 
   return x.is_cuda() && x.dim() == 4 && x.scalar_type() == torch::kHalf &&
          x.is_contiguous(torch::MemoryFormat::ChannelsLast) && float32_on(weight, x) && float32_on(bias, x) &&
          float32_on(running_mean, x) && float32_on(running_var, x);
+}
+
+bool stream_is_recording() {
+  return c10::cuda::currentStreamCaptureStatusMayInitCtx() != c10::cuda::CaptureStatus::None;
 }
 
 torch::Tensor own_workspace_batch_norm(const void* owner, const torch::Tensor& x, const torch::Tensor& weight,

@@ -12,6 +12,8 @@ bool own_workspace_batch_norm_fits(const torch::Tensor&, const torch::Tensor&, c
   return false;
 }
 
+bool stream_is_recording() { return false; }
+
 torch::Tensor own_workspace_batch_norm(const void*, const torch::Tensor&, const torch::Tensor&, const torch::Tensor&,
                                        const torch::Tensor&, const torch::Tensor&, double, double) {
   TORCH_CHECK(false, "own_workspace_batch_norm: ", own_workspace_batch_norm_unavailable());

@@ -42,7 +42,9 @@ namespace {
 // own workspaces, and the recorded step's memsets into them waiting for nothing,
 // batch_norm_memsets_shifted: for the node before the previous one's call,
 // batch_norm_memsets_merged: replaced by one kernel node at the graph's start
-// (batch_norm_workspaces.hpp, core/src/capture/workspace_memsets.cpp).
+// (batch_norm_workspaces.hpp, core/src/capture/workspace_memsets.cpp);
+// batch_norm_memsets_recording_only: beside those, the own workspaces only while a graph is being
+// recorded, PyTorch's own call in eager steps (batch_norm.cpp).
 const char* const kFusedKernelNames[] = {
     "deform_sampling",  "batch_norm_silu",   "avg_pool_2x2",   "max_pool_same",  "linear_assignment",
     "weight_casts",     "task_aligned_metric", "task_aligned_selection", "simota_cost", "simota_selection",
@@ -50,7 +52,8 @@ const char* const kFusedKernelNames[] = {
     "level_streams",    "stacked_convolutions", "dense_slices", "half_upsample", "native_batch_norm",
     "alternate_step_graphs", "batch_norm_silu_cluster", "batch_norm_silu_large", "aligned_channels",
     "small_convolutions", "small_convolutions_wide", "image_convolutions", "cudnn_batch_norm_silu", "prediction_rows",
-    "optimizer_step", "batch_norm_memsets", "batch_norm_memsets_shifted", "batch_norm_memsets_merged"};
+    "optimizer_step", "batch_norm_memsets", "batch_norm_memsets_shifted", "batch_norm_memsets_merged",
+    "batch_norm_memsets_recording_only"};
 // Those measured faster on an H200 and equal within tolerance (docs/fused-kernels.md): the 2x2
 // average pool (YOLOv9-t's step 26.4 -> 25.4 ms), the same-size max pool (YOLOX-s's step 17.58 ->
 // 16.52 ms), the GPU Hungarian matching (the host solver's assignment bit for bit; RT-DETR-r18's

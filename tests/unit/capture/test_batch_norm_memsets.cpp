@@ -9,7 +9,8 @@
 // eager ones: in run41d (H100) this float16 network's replays and its eager twin parted at the
 // last step even without the option, which the float32 network of test_alternate_step_graphs.cpp
 // does not; each run says where its steps parted from the eager twin's. The same network recorded
-// as a region (forward and backward graphs, the loss eager) likewise. Skipped without CUDA (the
+// as a region (forward and backward graphs, the loss eager) likewise. Each also with the merged
+// placement and batch_norm_memsets_recording_only (the own workspaces only while recording). Skipped without CUDA (the
 // CPU build records no graph and never takes the path).
 #include "../torch_doctest.hpp"
 #include "../deterministic_cudnn.hpp"
@@ -130,7 +131,8 @@ int differing_tensors(const std::vector<torch::Tensor>& a, const std::vector<tor
 void check_each_placement(Run (*run)(const std::string&), std::int64_t fewest) {
   const auto as_recorded = run("weight_casts");
   CHECK(as_recorded.moved == 0);
-  for (const std::string names : {"batch_norm_memsets", "batch_norm_memsets_shifted", "batch_norm_memsets_merged"}) {
+  for (const std::string names : {"batch_norm_memsets", "batch_norm_memsets_shifted", "batch_norm_memsets_merged",
+                                   "batch_norm_memsets_merged+batch_norm_memsets_recording_only"}) {
     CAPTURE(names);
     const auto moved = run(names);
     CHECK(moved.moved >= fewest);

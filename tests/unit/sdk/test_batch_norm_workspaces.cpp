@@ -5,7 +5,9 @@
 // bits under the policy (it never takes the path there). On a GPU: float16 channels-last maps of
 // YOLOv9-t's and YOLOX-s's kinds give PyTorch's cuDNN BatchNorm's outputs, gradients and running
 // statistics bit for bit (the same cuDNN calls), through the path's own backward node, with one
-// claim of each direction's workspace a training pass.
+// claim of each direction's workspace a training pass; and with batch_norm_memsets_recording_only
+// an eager pass keeps PyTorch's node and claims nothing (the captured side is
+// tests/unit/capture/test_batch_norm_memsets.cpp's).
 #include "../torch_doctest.hpp"
 
 #include <libreyolo/sdk/batch_norm.hpp>
@@ -129,4 +131,21 @@ TEST_CASE("batch_norm_memsets: float16 channels-last on the GPU gives PyTorch's 
     CHECK(ours.node.find("OwnWorkspaceBatchNorm") != std::string::npos);
     for (const auto& range : sdk::claimed_workspaces()) CHECK(range.claims == 1);
   }
+}
+
+TEST_CASE("batch_norm_memsets_recording_only: an eager step keeps PyTorch's own cuDNN call and claims no workspace") {
+  if (!torch::cuda::is_available()) {
+    MESSAGE("skipped: no CUDA device");
+    return;
+  }
+  torch::manual_seed(9);
+  const auto gpu = torch::TensorOptions().device(torch::kCUDA, 0);
+  const auto x = (torch::randn({16, 64, 20, 20}, gpu) * 2 + 1).to(torch::kHalf).contiguous(torch::MemoryFormat::ChannelsLast);
+  const auto upstream = torch::randn({16, 64, 20, 20}, gpu);
+  sdk::start_counting_workspace_claims();
+  const auto eager = train_once(x, upstream, "batch_norm_memsets+batch_norm_memsets_recording_only");
+  CAPTURE(eager.node);
+  CHECK(eager.node.find("Cudnn") != std::string::npos);
+  CHECK(sdk::claimed_workspaces().empty());
+  check_same_bits(eager, train_once(x, upstream, ""));
 }
