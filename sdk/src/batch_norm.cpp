@@ -39,7 +39,7 @@ bool takes_own_workspaces(const torch::nn::BatchNormOptions& options, const torc
   if (!batch_norm_memsets_allowed() || !options.affine()) return false;
   if (!own_workspace_batch_norm_fits(input, weight, bias, running_mean, running_var)) return false;
   if (!own_workspace_batch_norm_unavailable().empty()) return false;
-  return !fused_kernel_allowed("batch_norm_memsets_recording_only") || stream_is_recording();
+  return !fused_kernel_allowed("batch_norm_memsets_recording_only") || stream_is_recording(input.device());
 }
 
 }  // namespace

@@ -75,7 +75,8 @@ bool own_workspace_batch_norm_fits(const torch::Tensor& x, const torch::Tensor& 
          float32_on(running_mean, x) && float32_on(running_var, x);
 }
 
-bool stream_is_recording() {
+bool stream_is_recording(const torch::Device& device) {
+  const c10::cuda::CUDAGuard guard(device);
   return c10::cuda::currentStreamCaptureStatusMayInitCtx() != c10::cuda::CaptureStatus::None;
 }
 

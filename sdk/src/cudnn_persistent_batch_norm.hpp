@@ -18,10 +18,10 @@ std::string own_workspace_batch_norm_unavailable();
 bool own_workspace_batch_norm_fits(const torch::Tensor& x, const torch::Tensor& weight, const torch::Tensor& bias,
                                    const torch::Tensor& running_mean, const torch::Tensor& running_var);
 
-// Whether the current CUDA stream is being recorded into a graph (never in a build without the
-// SDK's CUDA kernels): under batch_norm_memsets_recording_only the own workspaces are taken only
-// then, since only a recorded graph's memsets can be moved.
-bool stream_is_recording();
+// Whether `device`'s current CUDA stream is being recorded into a graph (never in a build without
+// the SDK's CUDA kernels): under batch_norm_memsets_recording_only the own workspaces are taken
+// only then, since only a recorded graph's memsets can be moved.
+bool stream_is_recording(const torch::Device& device);
 
 // batch_norm(x) in training, differentiable in x, weight and bias: the same cuDNN calls and bits
 // as PyTorch's cuDNN BatchNorm, with `owner`'s own forward and backward workspaces

@@ -12,7 +12,7 @@ bool own_workspace_batch_norm_fits(const torch::Tensor&, const torch::Tensor&, c
   return false;
 }
 
-bool stream_is_recording() { return false; }
+bool stream_is_recording(const torch::Device&) { return false; }
 
 torch::Tensor own_workspace_batch_norm(const void*, const torch::Tensor&, const torch::Tensor&, const torch::Tensor&,
                                        const torch::Tensor&, const torch::Tensor&, double, double) {
