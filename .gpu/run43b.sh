@@ -9,6 +9,9 @@ DEADLINE=${DEADLINE:-540}
 stamp "start"
 [ -d $W/coco128x8 ] || prepare_data
 [ -x $H ] || build_gpu
+# Who the 155 memsets still in YOLOv9-t's step graph belong to: the kernel after each, from the
+# census's full trace (tests/tools/memset_neighbours.py; the trace comes back for offline reading).
+fits 60 && { CENSUS_TRACE=1 census yolo9 t measured > /dev/null; zcat $OUT/trace_yolo9t.json.gz > $W/trace.json 2>/dev/null && python3 tests/tools/memset_neighbours.py $W/trace.json --top 12 --width 110 | tee $OUT/memset_neighbours.txt | head -48; }
 fits 40 && { timeout 40 $H bench step model=yolo9t $YOLO_COMMON batch=16 steps=30 warmup=10 > $OUT/step_b16.txt 2>&1; stamp "batch 16 rc=$?: $(grep -E 'fastest|GPU busy|host' $OUT/step_b16.txt | cut -c1-400)"; }
 fits 40 && { timeout 40 $H bench step model=yolo9t $YOLO_COMMON batch=8 steps=30 warmup=10 > $OUT/step_b8.txt 2>&1; stamp "batch 8 rc=$?: $(grep -E 'fastest|GPU busy|host' $OUT/step_b8.txt | cut -c1-400)"; }
 e2e_model yolo9t measured measured

@@ -1,0 +1,105 @@
+#!/usr/bin/env python3
+"""Which kernels a step's memsets sit between (issue #21: the memsets still in the step graph).
+
+Reads the `profile_trace.json` (or .json.gz) that `libreyolo-host profile run` writes and, for
+every memset on the GPU track, the kernel that ran just before it and just after it on the same
+lane (the trace's lanes are non-overlapping rows of GPU events: in a one-stream chain, the
+memset's neighbours in the graph). Prints the pairs grouped by the kernel after, per step of the
+window (the host track's step events), most first, with each group's memset time.
+
+A memset whose next kernel is always one kind (a convolution's weight gradient, a cuBLAS split-K
+GEMM, a scatter) names who asked for it; the memory it clears is not in the trace.
+
+Usage:
+  python3 tests/tools/memset_neighbours.py profile_trace.json[.gz] [--top 20] [--width 90]
+"""
+import argparse
+import gzip
+import json
+import sys
+from collections import defaultdict
+
+
+def load_events(path):
+    opener = gzip.open if path.endswith(".gz") else open
+    with opener(path, "rt") as f:
+        return json.load(f)["traceEvents"]
+
+
+def is_memset(name):
+    return "memset" in name.lower()
+
+
+def step_count(events):
+    steps = [e for e in events if e.get("ph") == "X" and e.get("cat") == "step"]
+    return max(1, len(steps))
+
+
+def gpu_lanes(events):
+    """Complete GPU events (kernels, copies, memsets) per lane, in start order."""
+    lanes = defaultdict(list)
+    for e in events:
+        if e.get("ph") == "X" and e.get("cat") == "kernel":
+            lanes[e["tid"]].append(e)
+    for lane in lanes.values():
+        lane.sort(key=lambda e: e["ts"])
+    return lanes
+
+
+def neighbour(lane, index, step):
+    """The nearest event that is not a memset, walking from index by step (None at the lane's end)."""
+    index += step
+    while 0 <= index < len(lane):
+        if not is_memset(lane[index]["name"]):
+            return lane[index]["name"]
+        index += step
+    return None
+
+
+def memset_pairs(events):
+    """{(kernel after, kernel before): [count, microseconds]} over the whole window."""
+    pairs = defaultdict(lambda: [0, 0.0])
+    for lane in gpu_lanes(events).values():
+        for i, e in enumerate(lane):
+            if not is_memset(e["name"]):
+                continue
+            key = (neighbour(lane, i, +1) or "(end of lane)", neighbour(lane, i, -1) or "(start of lane)")
+            pairs[key][0] += 1
+            pairs[key][1] += float(e.get("dur", 0.0))
+    return pairs
+
+
+def shorten(name, width):
+    return name if len(name) <= width else name[: width - 3] + "..."
+
+
+def report(events, top, width, out=sys.stdout):
+    steps = step_count(events)
+    pairs = memset_pairs(events)
+    by_after = defaultdict(lambda: [0, 0.0, defaultdict(int)])
+    for (after, before), (count, us) in pairs.items():
+        group = by_after[after]
+        group[0] += count
+        group[1] += us
+        group[2][before] += count
+    total = sum(g[0] for g in by_after.values())
+    print(f"{total} memsets in {steps} steps ({total / steps:.1f} a step), by the kernel after them:", file=out)
+    ranked = sorted(by_after.items(), key=lambda kv: -kv[1][0])
+    for after, (count, us, befores) in ranked[:top]:
+        print(f"  {count / steps:7.1f} a step, {us / steps:7.1f} us a step  before {shorten(after, width)}", file=out)
+        for before, n in sorted(befores.items(), key=lambda kv: -kv[1])[:3]:
+            print(f"           {n / steps:7.1f} after {shorten(before, width)}", file=out)
+    return total
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("trace")
+    parser.add_argument("--top", type=int, default=20)
+    parser.add_argument("--width", type=int, default=90)
+    args = parser.parse_args()
+    report(load_events(args.trace), args.top, args.width)
+
+
+if __name__ == "__main__":
+    main()
