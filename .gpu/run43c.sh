@@ -26,4 +26,6 @@ e2e_model yolo9t measured
 e2e_model yoloxs measured
 fits 60 && bench_fused $OUT/fused_recording_only_yolo9t.txt yolo9t batch_norm_memsets_recording_only
 fits 60 && bench_fused $OUT/fused_branch_streams_yolo9t.txt yolo9t branch_streams
+# The user's default (cuda_graph=false, as LibreYOLO): YOLOv9-t end to end eager, not measured for weeks.
+fits 45 && { timeout 45 $H bench train model=yolo9t $EAGER batch=16 epochs=3 eval_interval=3 name=eager_e2e > $OUT/yolo9t_eager.log 2>&1; stamp "ours yolo9t eager rc=$?: $(grep -E 'bench train:' $OUT/yolo9t_eager.log | cut -c1-160)"; }
 stamp "end"
