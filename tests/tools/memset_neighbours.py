@@ -69,6 +69,26 @@ def memset_pairs(events):
     return pairs
 
 
+def memsets_between_markers(events, marker):
+    """Memsets between consecutive kernels whose name contains marker, in time order (all lanes).
+
+    The whole-step graph's first node is the zero-span kernel (`zero_spans`) when BatchNorm memsets
+    were merged: each count is one replay's memsets, and a count far above the others marks a step
+    that ran outside the graph (eager, or a recording)."""
+    gpu = sorted((e for e in events if e.get("ph") == "X" and e.get("cat") == "kernel"), key=lambda e: e["ts"])
+    counts, current, seen = [], 0, False
+    for e in gpu:
+        if marker in e["name"]:
+            if seen:
+                counts.append(current)
+            current, seen = 0, True
+        elif is_memset(e["name"]):
+            current += 1
+    if seen:
+        counts.append(current)
+    return counts
+
+
 def shorten(name, width):
     return name if len(name) <= width else name[: width - 3] + "..."
 
@@ -89,6 +109,9 @@ def report(events, top, width, out=sys.stdout):
         print(f"  {count / steps:7.1f} a step, {us / steps:7.1f} us a step  before {shorten(after, width)}", file=out)
         for before, n in sorted(befores.items(), key=lambda kv: -kv[1])[:3]:
             print(f"           {n / steps:7.1f} after {shorten(before, width)}", file=out)
+    spans = memsets_between_markers(events, "zero_spans")
+    if spans:
+        print(f"memsets from each zero_spans launch to the next (the last to the window's end): {spans}", file=out)
     return total
 
 
