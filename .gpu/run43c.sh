@@ -1,5 +1,5 @@
 # Cold, one call for what run43a and run43b would do in two, in order of need (carry .devkit and
-# .reference; export OUT DEADLINE=570): the device was hard to get this session (seven refused
+# .reference; export OUT DEADLINE=570): the device was hard to get this session (many refused
 # starts), so the essentials go first.
 # 1. The whole cuda ctest (required once a session that changes code).
 # 2. batch_norm_memsets_recording_only eagerly (cuda_graph=false) for both models: does the

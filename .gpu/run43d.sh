@@ -1,4 +1,4 @@
-# Cold, the session's last chance (carry .devkit and .reference; export OUT): eleven refused starts
+# Cold, the session's last chance (carry .devkit and .reference; export OUT): fifteen refused starts
 # left about 400 device seconds, so only the build and the whole cuda ctest (required once a session
 # that changes code), then the first eager check of batch_norm_memsets_recording_only if time is left.
 source .gpu/common.sh
