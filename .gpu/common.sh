@@ -68,6 +68,12 @@ bench_fused() {  # OUTFILE MODEL CANDIDATES: bench fused measured+CANDIDATES at 
   timeout 60 $H bench fused model=$model $YOLO_COMMON batch=16 steps=30 warmup=10 fused_kernels=measured+$candidates > $file 2>&1
   stamp "fused $candidates $model rc=$?: $(grep -E 'speedup|composed:|fused:' $file | cut -c1-420)"
 }
+EAGER_COMMON="data=$W/coco128x8/data.yaml imgsz=640 workers=16 cache=ram device=0 project=/tmp/runs cuda_graph=false"
+eager_fused() {  # MODEL CANDIDATES: bench fused measured+CANDIDATES with eager steps (the train default), 45 s at most, stamped
+  local model=$1 candidates=$2 file=$OUT/eager_${2//+/_}_$1.txt
+  timeout 45 $H bench fused model=$model $EAGER_COMMON batch=16 steps=20 warmup=5 fused_kernels=measured+$candidates > $file 2>&1
+  stamp "eager $candidates $model rc=$?: $(grep -E 'speedup|composed:|fused:' $file | cut -c1-330)"
+}
 bn_check() {  # batch_norm_silu_check (per-layer times, GPU share alone) into $OUT/bn_check.txt, summarised
   timeout 60 build-gpu/bin/batch_norm_silu_check > $OUT/bn_check.txt 2>&1
   stamp "batch_norm_silu_check rc=$?"; grep -E "^16x|runs" $OUT/bn_check.txt | sed 's/; relative differences.*(ok)/ ok/' | cut -c1-200

@@ -9,6 +9,5 @@ build_gpu
 left=$((DEADLINE - SECONDS - 5))
 [ $left -gt 110 ] && left=110
 whole_ctest $left
-EAGER="data=$W/coco128x8/data.yaml imgsz=640 workers=16 cache=ram device=0 project=/tmp/runs cuda_graph=false"
-fits 40 && { timeout 40 $H bench fused model=yolo9t $EAGER batch=16 steps=20 warmup=5 fused_kernels=measured+batch_norm_memsets_recording_only > $OUT/eager_recording_only_yolo9t.txt 2>&1; stamp "eager, recording only yolo9t rc=$?: $(grep -E 'speedup|composed:|fused:' $OUT/eager_recording_only_yolo9t.txt | cut -c1-330)"; }
+fits 45 && eager_fused yolo9t batch_norm_memsets_recording_only
 stamp "end"
