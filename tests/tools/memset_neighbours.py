@@ -8,7 +8,9 @@ memset's neighbours in the graph). Prints the pairs grouped by the kernel after,
 window (the host track's step events), most first, with each group's memset time.
 
 A memset whose next kernel is always one kind (a convolution's weight gradient, a cuBLAS split-K
-GEMM, a scatter) names who asked for it; the memory it clears is not in the trace.
+GEMM, a scatter) names who asked for it. The memory it clears is not in the trace, but its size is
+(Kineto's `bytes` argument): a few bytes are a library's counters (as cuDNN's BatchNorm clears),
+an output's size an accumulator that atomics add into.
 
 Usage:
   python3 tests/tools/memset_neighbours.py profile_trace.json[.gz] [--top 20] [--width 90]
@@ -56,9 +58,14 @@ def neighbour(lane, index, step):
     return None
 
 
+def memset_bytes(event):
+    value = event.get("args", {}).get("bytes")
+    return int(value) if isinstance(value, (int, float)) else None
+
+
 def memset_pairs(events):
-    """{(kernel after, kernel before): [count, microseconds]} over the whole window."""
-    pairs = defaultdict(lambda: [0, 0.0])
+    """{(kernel after, kernel before): [count, microseconds, {bytes: count}]} over the whole window."""
+    pairs = defaultdict(lambda: [0, 0.0, defaultdict(int)])
     for lane in gpu_lanes(events).values():
         for i, e in enumerate(lane):
             if not is_memset(e["name"]):
@@ -66,6 +73,7 @@ def memset_pairs(events):
             key = (neighbour(lane, i, +1) or "(end of lane)", neighbour(lane, i, -1) or "(start of lane)")
             pairs[key][0] += 1
             pairs[key][1] += float(e.get("dur", 0.0))
+            pairs[key][2][memset_bytes(e)] += 1
     return pairs
 
 
@@ -93,20 +101,30 @@ def shorten(name, width):
     return name if len(name) <= width else name[: width - 3] + "..."
 
 
+def size_summary(sizes):
+    """The most frequent memset sizes of a group, 'N x B bytes', unknown sizes as '?'."""
+    ranked = sorted(sizes.items(), key=lambda kv: -kv[1])
+    parts = [f"{n} x {'?' if size is None else size} bytes" for size, n in ranked[:4]]
+    return ", ".join(parts) + (f", {len(ranked) - 4} more sizes" if len(ranked) > 4 else "")
+
+
 def report(events, top, width, out=sys.stdout):
     steps = step_count(events)
     pairs = memset_pairs(events)
-    by_after = defaultdict(lambda: [0, 0.0, defaultdict(int)])
-    for (after, before), (count, us) in pairs.items():
+    by_after = defaultdict(lambda: [0, 0.0, defaultdict(int), defaultdict(int)])
+    for (after, before), (count, us, sizes) in pairs.items():
         group = by_after[after]
         group[0] += count
         group[1] += us
         group[2][before] += count
+        for size, n in sizes.items():
+            group[3][size] += n
     total = sum(g[0] for g in by_after.values())
     print(f"{total} memsets in {steps} steps ({total / steps:.1f} a step), by the kernel after them:", file=out)
     ranked = sorted(by_after.items(), key=lambda kv: -kv[1][0])
-    for after, (count, us, befores) in ranked[:top]:
+    for after, (count, us, befores, sizes) in ranked[:top]:
         print(f"  {count / steps:7.1f} a step, {us / steps:7.1f} us a step  before {shorten(after, width)}", file=out)
+        print(f"           sizes: {size_summary(sizes)}", file=out)
         for before, n in sorted(befores.items(), key=lambda kv: -kv[1])[:3]:
             print(f"           {n / steps:7.1f} after {shorten(before, width)}", file=out)
     spans = memsets_between_markers(events, "zero_spans")
