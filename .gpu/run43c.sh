@@ -13,7 +13,7 @@ prepare_data
 build_gpu
 whole_ctest 110
 for model in yolo9t yoloxs; do fits 45 && eager_fused $model batch_norm_memsets_recording_only; done
-fits 60 && { CENSUS_TRACE=1 census yolo9 t measured > /dev/null; zcat $OUT/trace_yolo9t.json.gz > $W/trace.json 2>/dev/null && python3 tests/tools/memset_neighbours.py $W/trace.json --top 12 --width 110 | tee $OUT/memset_neighbours.txt | head -48; }
+fits 60 && { CENSUS_TRACE=1 census yolo9 t measured > /dev/null; zcat $OUT/trace_yolo9t.json.gz > $W/trace.json 2>/dev/null && python3 tests/tools/memset_neighbours.py $W/trace.json --top 12 --width 110 | tee $OUT/memset_neighbours.txt | head -60; python3 tests/tools/memset_neighbours.py $W/trace.json --top 12 --width 110 --match direct_copy > $OUT/copy_neighbours.txt; }
 fits 40 && { timeout 40 $H bench step model=yolo9t $YOLO_COMMON batch=16 steps=30 warmup=10 > $OUT/step_b16.txt 2>&1; stamp "batch 16 rc=$?: $(grep -E 'fastest|GPU busy|host' $OUT/step_b16.txt | cut -c1-300)"; }
 fits 40 && { timeout 40 $H bench step model=yolo9t $YOLO_COMMON batch=8 steps=30 warmup=10 > $OUT/step_b8.txt 2>&1; stamp "batch 8 rc=$?: $(grep -E 'fastest|GPU busy|host' $OUT/step_b8.txt | cut -c1-300)"; }
 e2e_model yolo9t measured

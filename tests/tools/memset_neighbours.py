@@ -12,8 +12,11 @@ GEMM, a scatter) names who asked for it. The memory it clears is not in the trac
 (Kineto's `bytes` argument): a few bytes are a library's counters (as cuDNN's BatchNorm clears),
 an output's size an accumulator that atomics add into.
 
+With --match TEXT the same for any GPU event whose name contains TEXT instead of memsets (e.g.
+`--match direct_copy` for the step's strided copies); sizes are then the kernels' grids.
+
 Usage:
-  python3 tests/tools/memset_neighbours.py profile_trace.json[.gz] [--top 20] [--width 90]
+  python3 tests/tools/memset_neighbours.py profile_trace.json[.gz] [--top 20] [--width 90] [--match TEXT]
 """
 import argparse
 import gzip
@@ -28,8 +31,12 @@ def load_events(path):
         return json.load(f)["traceEvents"]
 
 
+MATCH = "memset"
+
+
 def is_memset(name):
-    return "memset" in name.lower()
+    """Whether an event is one of those looked at (memsets, or what --match names)."""
+    return MATCH in name.lower()
 
 
 def step_count(events):
@@ -59,8 +66,13 @@ def neighbour(lane, index, step):
 
 
 def memset_bytes(event):
-    value = event.get("args", {}).get("bytes")
-    return int(value) if isinstance(value, (int, float)) else None
+    """A memset's or copy's bytes; a kernel's grid where no byte count is recorded."""
+    args = event.get("args", {})
+    value = args.get("bytes")
+    if isinstance(value, (int, float)):
+        return int(value)
+    grid = args.get("grid")
+    return f"grid {grid}" if grid is not None else None
 
 
 def memset_pairs(events):
@@ -104,7 +116,9 @@ def shorten(name, width):
 def size_summary(sizes):
     """The most frequent memset sizes of a group, 'N x B bytes', unknown sizes as '?'."""
     ranked = sorted(sizes.items(), key=lambda kv: -kv[1])
-    parts = [f"{n} x {'?' if size is None else size} bytes" for size, n in ranked[:4]]
+    def text(size):
+        return "? bytes" if size is None else (f"{size} bytes" if isinstance(size, int) else size)
+    parts = [f"{n} x {text(size)}" for size, n in ranked[:4]]
     return ", ".join(parts) + (f", {len(ranked) - 4} more sizes" if len(ranked) > 4 else "")
 
 
@@ -120,7 +134,7 @@ def report(events, top, width, out=sys.stdout):
         for size, n in sizes.items():
             group[3][size] += n
     total = sum(g[0] for g in by_after.values())
-    print(f"{total} memsets in {steps} steps ({total / steps:.1f} a step), by the kernel after them:", file=out)
+    print(f"{total} {MATCH} events in {steps} steps ({total / steps:.1f} a step), by the kernel after them:", file=out)
     ranked = sorted(by_after.items(), key=lambda kv: -kv[1][0])
     for after, (count, us, befores, sizes) in ranked[:top]:
         print(f"  {count / steps:7.1f} a step, {us / steps:7.1f} us a step  before {shorten(after, width)}", file=out)
@@ -129,7 +143,7 @@ def report(events, top, width, out=sys.stdout):
             print(f"           {n / steps:7.1f} after {shorten(before, width)}", file=out)
     spans = memsets_between_markers(events, "zero_spans")
     if spans:
-        print(f"memsets from each zero_spans launch to the next (the last to the window's end): {spans}", file=out)
+        print(f"{MATCH} events from each zero_spans launch to the next (the last to the window's end): {spans}", file=out)
     return total
 
 
@@ -138,7 +152,10 @@ def main():
     parser.add_argument("trace")
     parser.add_argument("--top", type=int, default=20)
     parser.add_argument("--width", type=int, default=90)
+    parser.add_argument("--match", default="memset", help="look at GPU events whose name contains this")
     args = parser.parse_args()
+    global MATCH
+    MATCH = args.match.lower()
     report(load_events(args.trace), args.top, args.width)
 
 
