@@ -187,7 +187,9 @@ torch::Tensor train_step(Session& s, const data::Batch& batch, const optim::Accu
   mark_phase(s, profiler::StepPhase::optimizer);
   if (window_ends_on_device(s)) {
     if (s.ema) s.ema->advance();
-    finish_window_on_device(s);
+    // The copies' gradients were passed on above, so the fused step only where there are none.
+    const bool fused_end = s.fused_optimizer_step && !s.weight_copies;
+    if (!fused_end || !finish_with_fused_step(s)) finish_window_on_device(s);
   } else {
     finish_window_on_host(s);
   }

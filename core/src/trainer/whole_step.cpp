@@ -55,20 +55,6 @@ amp::OptimizerStepParts optimizer_step_parts(const Session& s) {
   return {s.optimizer.get(), s.scaler.get(), s.weight_copies.get(), s.ema.get(), s.model.get()};
 }
 
-// The end of the window in FusedOptimizerStep's three kernels. False, having passed the copies'
-// gradients on for finish_window_on_device, when this step's tensors do not fit it (logged once).
-bool finish_with_fused_step(Session& s) {
-  if (!s.skip_streak.defined()) s.skip_streak = torch::zeros_like(s.scaler->found_inf());
-  std::string why;
-  if (s.fused_optimizer_step->run(s.skip_streak, why)) return true;
-  if (!s.fused_optimizer_step_refused) {
-    log::info("fused_kernels: this step's optimizer update is composed (", why, ")");
-    s.fused_optimizer_step_refused = true;
-  }
-  if (s.weight_copies) s.weight_copies->pass_gradients();
-  return false;
-}
-
 // The step a graph records: everything reads and writes tensors that outlive it (`in`, the
 // parameters and their .grad, the optimizer, scaler and EMA state). The loss components are
 // copied into in.losses rather than returned: a recording runs this code without computing
@@ -86,6 +72,18 @@ void step_from_inputs(Session& s, StepInputs& in, const optim::AccumulationWindo
 }
 
 }  // namespace
+
+bool finish_with_fused_step(Session& s) {
+  if (!s.skip_streak.defined()) s.skip_streak = torch::zeros_like(s.scaler->found_inf());
+  std::string why;
+  if (s.fused_optimizer_step->run(s.skip_streak, why)) return true;
+  if (!s.fused_optimizer_step_refused) {
+    log::info("fused_kernels: this step's optimizer update is composed (", why, ")");
+    s.fused_optimizer_step_refused = true;
+  }
+  if (s.weight_copies) s.weight_copies->pass_gradients();
+  return false;
+}
 
 capture::Shape whole_step_key(const data::Batch& batch, const optim::AccumulationWindow& window) {
   const auto& images = batch.images;  // [B, H, W, 3]
@@ -138,7 +136,7 @@ namespace {
 
 // Why this session's steps cannot end in the fused optimizer step ("" when they can).
 std::string fused_optimizer_step_refusal(const Session& s) {
-  if (!s.capture->whole_step()) return "only the whole-step graph (a family with capture region `step`, cuda_graph=true) uses it";
+  // Eager steps take it too (train_step's eager path), where no weight copies are made.
   if (!fresh_gradients(s)) return "gradient accumulation keeps the gradients across steps";
   if (s.config.clip_grad > 0) return "clip_grad reads the unscaled gradients before the update";
   if (s.gradient_sync) return "distributed training averages the gradients first";

@@ -57,10 +57,16 @@ void prepare_weight_copies(Session& session);
 // fused_kernels=weight_grad_stream: the weight copies' convolutions compute their weight
 // gradients on a second stream (amp/weight_gradient_stream.hpp). Call after prepare_weight_copies.
 void prepare_weight_gradient_stream(Session& session);
-// fused_kernels=optimizer_step (amp/fused_optimizer_step.hpp): in whole-step mode with one batch
-// a window, no clipping and no distributed averaging, the end of every step in three kernels.
-// Says in one line what it did or why not. Call after prepare_weight_copies.
+// fused_kernels=optimizer_step (amp/fused_optimizer_step.hpp): with one batch a window, no
+// clipping and no distributed averaging, where the window ends on the device (a family of region
+// `step` on CUDA under float16: prepare_device_step_state), the end of every step in three
+// kernels, recorded or eager. Says in one line what it did or why not. Call after
+// prepare_weight_copies.
 void prepare_fused_optimizer_step(Session& session);
+// The end of a window in the fused optimizer step's three kernels (after ModelEma::advance, with
+// the weight copies' gradients where the backward left them). False when this step's tensors do
+// not fit it (logged once), having passed the copies' gradients on: finish_window_on_device then.
+bool finish_with_fused_step(Session& session);
 // After the first backward that used it: one log line saying how many layers did.
 void report_weight_gradient_stream(Session& session);
 
