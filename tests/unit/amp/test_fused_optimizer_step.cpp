@@ -68,7 +68,8 @@ struct Twin {
   torch::Tensor skip_streak;
 };
 
-Twin make_twin(torch::Device device, bool fused_twin) {
+// with_copies false: an eager step's parts (no float16 weight copies: every gradient a float32 .grad).
+Twin make_twin(torch::Device device, bool fused_twin, bool with_copies = true) {
   torch::manual_seed(11);
   Twin t;
   t.model = std::make_shared<ManyLayers>(300);
@@ -86,8 +87,10 @@ Twin make_twin(torch::Device device, bool fused_twin) {
   scaler.init_scale = 1024;
   scaler.growth_interval = 2;
   t.scaler = std::make_unique<amp::GradScaler>(device, scaler);
-  t.copies = std::make_unique<amp::WeightCopies>(*t.model, torch::kHalf);
-  t.copies->refresh();
+  if (with_copies) {
+    t.copies = std::make_unique<amp::WeightCopies>(*t.model, torch::kHalf);
+    t.copies->refresh();
+  }
   t.ema = std::make_unique<optim::ModelEma>(*t.model, optim::ModelEmaOptions{0.9, 2.0, {}});
   if (device.is_cuda()) {
     REQUIRE(t.sgd->use_device_lr());
@@ -106,7 +109,16 @@ struct Gradients {
   std::vector<torch::Tensor> copies, others;
 };
 
+// Without copies: a float32 gradient for every parameter, in its layout.
+Gradients make_gradients_without_copies(const Twin& t, float scale, bool with_inf) {
+  Gradients g;
+  for (const auto& p : t.sgd->parameters()) g.others.push_back(torch::randn_like(p) * scale);
+  if (with_inf) g.others[5].index_put_({0}, std::numeric_limits<float>::infinity());
+  return g;
+}
+
 Gradients make_gradients(const Twin& t, float scale, bool with_inf) {
+  if (!t.copies) return make_gradients_without_copies(t, scale, with_inf);
   Gradients g;
   for (const auto& copy : t.copies->copies()) {
     auto grad = (torch::randn_like(copy, torch::kFloat32) * scale).to(torch::kHalf);
@@ -126,6 +138,14 @@ Gradients make_gradients(const Twin& t, float scale, bool with_inf) {
 // BatchNorm bias gets none (a parameter the loss did not reach: not updated, no momentum).
 void give(Twin& t, const Gradients& g) {
   t.sgd->zero_grad(/*set_to_none=*/true);  // as the trainer clears them after every step
+  if (!t.copies) {  // every parameter but the last gets its gradient
+    const auto params = t.sgd->parameters();
+    for (std::size_t i = 0; i + 1 < params.size(); ++i) {
+      auto p = params[i];
+      p.mutable_grad() = g.others[i].clone(torch::MemoryFormat::Preserve);
+    }
+    return;
+  }
   for (std::size_t i = 0; i < g.copies.size(); ++i) {
     auto copy = t.copies->copies()[i];
     copy.mutable_grad() = g.copies[i].clone(torch::MemoryFormat::Preserve);
@@ -156,7 +176,7 @@ void device_decay_ema(optim::ModelEma& ema, const nn::Module& model) {
 
 // finish_window_on_device's sequence (on the CPU the scaler reads found_inf on the host).
 void composed_end(Twin& t) {
-  t.copies->pass_gradients();
+  if (t.copies) t.copies->pass_gradients();
   if (t.skip_streak.is_cuda()) {
     REQUIRE(t.scaler->step_on_device(*t.sgd));
   } else {
@@ -164,7 +184,7 @@ void composed_end(Twin& t) {
   }
   t.skip_streak.add_(1).mul_(t.scaler->found_inf());
   t.scaler->update();
-  t.copies->refresh();
+  if (t.copies) t.copies->refresh();
   t.ema->advance();
   if (t.skip_streak.is_cuda()) {
     t.ema->apply(*t.model);
@@ -208,7 +228,7 @@ void check_twins(const Twin& composed, const Twin& fused_twin) {
   const auto& ea = composed.ema->state();
   const auto& eb = fused_twin.ema->state();
   for (std::size_t i = 0; i < ea.size(); ++i) check_equal(ea[i].second, eb[i].second, "EMA " + ea[i].first);
-  for (std::size_t i = 0; i < fused_twin.copies->copies().size(); ++i) {
+  for (std::size_t i = 0; fused_twin.copies && i < fused_twin.copies->copies().size(); ++i) {
     // The copies are the parameters rounded, and the same as the composed path's.
     check_equal(fused_twin.copies->masters()[i].to(torch::kHalf), fused_twin.copies->copies()[i], "copy");
     check_equal(composed.copies->copies()[i], fused_twin.copies->copies()[i], "copy");
@@ -219,8 +239,8 @@ void check_twins(const Twin& composed, const Twin& fused_twin) {
   CHECK(composed.skip_streak.item<float>() == fused_twin.skip_streak.item<float>());
 }
 
-void compare_steps(torch::Device device) {
-  Twin composed = make_twin(device, false), fused_twin = make_twin(device, true);
+void compare_steps(torch::Device device, bool with_copies = true) {
+  Twin composed = make_twin(device, false, with_copies), fused_twin = make_twin(device, true, with_copies);
   const amp::OptimizerStepParts parts{fused_twin.sgd.get(), fused_twin.scaler.get(), fused_twin.copies.get(),
                                       fused_twin.ema.get(), fused_twin.model.get()};
   REQUIRE(amp::FusedOptimizerStep::refusal(parts) == "");
@@ -347,4 +367,14 @@ TEST_CASE("the fused optimizer step on the CPU equals the composed one bit for b
 TEST_CASE("the fused optimizer step on the GPU equals PyTorch's kernels bit for bit") {
   if (!torch::cuda::is_available()) return;  // CPU machines: the CPU case above
   compare_steps(torch::Device(torch::kCUDA));
+}
+
+// An eager step's parts (train_step's eager path): no weight copies, float32 gradients.
+TEST_CASE("the fused optimizer step without weight copies equals the composed one bit for bit (CPU)") {
+  compare_steps(torch::kCPU, /*with_copies=*/false);
+}
+
+TEST_CASE("the fused optimizer step without weight copies equals PyTorch's kernels bit for bit (GPU)") {
+  if (!torch::cuda::is_available()) return;  // CPU machines: the CPU case above
+  compare_steps(torch::Device(torch::kCUDA), /*with_copies=*/false);
 }
