@@ -44,7 +44,8 @@ namespace {
 // batch_norm_memsets_merged: replaced by one kernel node at the graph's start
 // (batch_norm_workspaces.hpp, core/src/capture/workspace_memsets.cpp);
 // batch_norm_memsets_recording_only: beside those, the own workspaces only while a graph is being
-// recorded, PyTorch's own call in eager steps (batch_norm.cpp).
+// recorded, PyTorch's own call in eager steps (batch_norm.cpp); eager_optimizer_step: beside
+// optimizer_step, eager float16 steps end in its three kernels too (core/src/trainer/whole_step.cpp).
 const char* const kFusedKernelNames[] = {
     "deform_sampling",  "batch_norm_silu",   "avg_pool_2x2",   "max_pool_same",  "linear_assignment",
     "weight_casts",     "task_aligned_metric", "task_aligned_selection", "simota_cost", "simota_selection",
@@ -53,7 +54,7 @@ const char* const kFusedKernelNames[] = {
     "alternate_step_graphs", "batch_norm_silu_cluster", "batch_norm_silu_large", "aligned_channels",
     "small_convolutions", "small_convolutions_wide", "image_convolutions", "cudnn_batch_norm_silu", "prediction_rows",
     "optimizer_step", "batch_norm_memsets", "batch_norm_memsets_shifted", "batch_norm_memsets_merged",
-    "batch_norm_memsets_recording_only"};
+    "batch_norm_memsets_recording_only", "eager_optimizer_step"};
 // Those measured faster on an H200 and equal within tolerance (docs/fused-kernels.md): the 2x2
 // average pool (YOLOv9-t's step 26.4 -> 25.4 ms), the same-size max pool (YOLOX-s's step 17.58 ->
 // 16.52 ms), the GPU Hungarian matching (the host solver's assignment bit for bit; RT-DETR-r18's
