@@ -8,7 +8,7 @@ source .gpu/common.sh
 DEADLINE=${DEADLINE:-390}
 stamp "start"
 prepare_data
-scripts/gpu-build.sh libreyolo-host libreyolo_family_yolo9 libreyolo_family_yolox > $W/build.log 2>&1; stamp "host and YOLO plugins built rc=$?"
+scripts/gpu-build.sh ${TARGETS:-libreyolo-host libreyolo_family_yolo9 libreyolo_family_yolox} > $W/build.log 2>&1; stamp "built ${TARGETS:-the host and YOLO plugins} rc=$?"
 grep -E "error" $W/build.log | head -10
 (cd build-gpu && timeout 90 ctest -R eager_fused_optimizer_step --output-on-failure > $OUT/ctest_eager.log 2>&1; echo "ctest rc=$?" >> $OUT/ctest_eager.log)
 stamp "eager ctest: $(grep -E 'Passed|Failed|Skipped|ctest rc|ok:|FAILED' $OUT/ctest_eager.log | tr '\n' ' ' | cut -c1-300)"
