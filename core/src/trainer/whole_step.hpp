@@ -60,8 +60,8 @@ void prepare_weight_gradient_stream(Session& session);
 // fused_kernels=optimizer_step (amp/fused_optimizer_step.hpp): with one batch a window, no
 // clipping and no distributed averaging, where the window ends on the device (a family of region
 // `step` on CUDA under float16: prepare_device_step_state), the end of every step in three
-// kernels: recorded, or eager with fused_kernels naming eager_optimizer_step. Says in one line what it did or why not. Call after
-// prepare_weight_copies.
+// kernels: recorded, or eager where fused_kernels also names eager_optimizer_step. Says in one
+// line what it did or why not. Call after prepare_weight_copies.
 void prepare_fused_optimizer_step(Session& session);
 // The end of a window in the fused optimizer step's three kernels (after ModelEma::advance, with
 // the weight copies' gradients where the backward left them). False when this step's tensors do
