@@ -12,11 +12,15 @@ GEMM, a scatter) names who asked for it. The memory it clears is not in the trac
 (Kineto's `bytes` argument): a few bytes are a library's counters (as cuDNN's BatchNorm clears),
 an output's size an accumulator that atomics add into.
 
+With --replays, only the events between two consecutive launches of the zero-span kernel (the
+whole-step graph's first node) whose memset count is the window's most common one: the graph's
+replays, without the steps run outside it (a census window holds both).
+
 With --match TEXT the same for any GPU event whose name contains TEXT instead of memsets (e.g.
 `--match direct_copy` for the step's strided copies); sizes are then the kernels' grids.
 
 Usage:
-  python3 tests/tools/memset_neighbours.py profile_trace.json[.gz] [--top 20] [--width 90] [--match TEXT]
+  python3 tests/tools/memset_neighbours.py profile_trace.json[.gz] [--top 20] [--width 90] [--match TEXT] [--replays]
 """
 import argparse
 import gzip
@@ -109,6 +113,19 @@ def memsets_between_markers(events, marker):
     return counts
 
 
+def replay_events(events, marker="zero_spans"):
+    """The GPU events of the clean replays: from each marker launch to the next, where the memsets
+    between them number the most common count (a step outside the graph has several times more)."""
+    gpu = sorted((e for e in events if e.get("ph") == "X" and e.get("cat") == "kernel"), key=lambda e: e["ts"])
+    starts = [i for i, e in enumerate(gpu) if marker in e["name"]]
+    spans = [gpu[a:b] for a, b in zip(starts, starts[1:])]
+    if not spans:
+        return []
+    counts = [sum(1 for e in span if "memset" in e["name"].lower()) for span in spans]
+    usual = max(set(counts), key=counts.count)
+    return [e for span, n in zip(spans, counts) if n == usual for e in span]
+
+
 def shorten(name, width):
     return name if len(name) <= width else name[: width - 3] + "..."
 
@@ -153,10 +170,17 @@ def main():
     parser.add_argument("--top", type=int, default=20)
     parser.add_argument("--width", type=int, default=90)
     parser.add_argument("--match", default="memset", help="look at GPU events whose name contains this")
+    parser.add_argument("--replays", action="store_true", help="only the whole-step graph's clean replays")
     args = parser.parse_args()
     global MATCH
     MATCH = args.match.lower()
-    report(load_events(args.trace), args.top, args.width)
+    events = load_events(args.trace)
+    if args.replays:
+        replays = replay_events(events)
+        steps = max(1, sum(1 for e in replays if "zero_spans" in e["name"]))
+        print(f"--replays: {steps} clean replays, {len(replays)} GPU events")
+        events = replays + [{"ph": "X", "cat": "step", "name": "replay"}] * steps
+    report(events, args.top, args.width)
 
 
 if __name__ == "__main__":
