@@ -8,9 +8,10 @@ memset's neighbours in the graph). Prints the pairs grouped by the kernel after,
 window (the host track's step events), most first, with each group's memset time.
 
 A memset whose next kernel is always one kind (a convolution's weight gradient, a cuBLAS split-K
-GEMM, a scatter) names who asked for it. The memory it clears is not in the trace, but its size is
-(Kineto's `bytes` argument): a few bytes are a library's counters (as cuDNN's BatchNorm clears),
-an output's size an accumulator that atomics add into.
+GEMM, a scatter) names who asked for it. The memory it clears is not in the trace; its size is
+where the trace has a `bytes` argument (Kineto's own JSON does; `profile_trace.json` today does
+not): a few bytes are a library's counters (as cuDNN's BatchNorm clears), an output's size an
+accumulator that atomics add into.
 
 With --replays, only the events between two consecutive launches of the zero-span kernel (the
 whole-step graph's first node) whose memset count is the window's most common one: the graph's
