@@ -39,7 +39,7 @@ def load_events(path):
 MATCH = "memset"
 
 
-def is_memset(name):
+def is_looked_at(name):
     """Whether an event is one of those looked at (memsets, or what --match names)."""
     return MATCH in name.lower()
 
@@ -64,7 +64,7 @@ def neighbour(lane, index, step):
     """The nearest event that is not a memset, walking from index by step (None at the lane's end)."""
     index += step
     while 0 <= index < len(lane):
-        if not is_memset(lane[index]["name"]):
+        if not is_looked_at(lane[index]["name"]):
             return lane[index]["name"]
         index += step
     return None
@@ -85,7 +85,7 @@ def memset_pairs(events):
     pairs = defaultdict(lambda: [0, 0.0, defaultdict(int)])
     for lane in gpu_lanes(events).values():
         for i, e in enumerate(lane):
-            if not is_memset(e["name"]):
+            if not is_looked_at(e["name"]):
                 continue
             key = (neighbour(lane, i, +1) or "(end of lane)", neighbour(lane, i, -1) or "(start of lane)")
             pairs[key][0] += 1
@@ -107,7 +107,7 @@ def memsets_between_markers(events, marker):
             if seen:
                 counts.append(current)
             current, seen = 0, True
-        elif is_memset(e["name"]):
+        elif is_looked_at(e["name"]):
             current += 1
     if seen:
         counts.append(current)

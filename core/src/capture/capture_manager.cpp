@@ -52,17 +52,17 @@ CaptureManager::CaptureManager(const CaptureRequest& request, sdk::Detector& mod
                                std::unique_ptr<GraphRecorder> recorder)
     : model_(model), policy_(settings_for(request)), region_name_(sdk::to_string(effective_region(request))),
       generation_(model.capture_generation()) {
+  const auto refusal = capture_refusal(request, recorder != nullptr);
   if (!request.cuda_graph) {
     // Eager is the default (as in LibreYOLO), and on a GPU the host issuing every kernel is most
     // of an eager step: say once what the user can turn on.
-    if (capture_refusal(request, recorder != nullptr).empty()) {
+    if (refusal.empty()) {
       log::info("cuda_graph=false: training runs eager; cuda_graph=true would record the ",
                 region_name_, " region as a CUDA graph, several times faster where the "
                 "host's kernel launches bound the step (docs/cuda-graphs.md)");
     }
     return;
   }
-  const auto refusal = capture_refusal(request, recorder != nullptr);
   if (!refusal.empty()) {
     log::info("cuda_graph=true has no effect: ", refusal, "; training runs eager");
     policy_.disable();
