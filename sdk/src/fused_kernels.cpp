@@ -90,12 +90,14 @@ const char* const kFusedKernelNames[] = {
 // memsets into them cleared by one kernel node at the graph's start (batch_norm_memsets_merged: the
 // same forward bits, gradients as far from the default's as two default passes; the step 1.098x
 // YOLOv9-t and 1.041x YOLOX-s, end to end 830 and 839 -> 924 and 925 images/s YOLOv9-t, 1,072 ->
-// 1,120 YOLOX-s on an H100, 2026-12-07); not the other two placements (1.052x and 1.035x).
+// 1,120 YOLOX-s on an H100, 2026-12-07); not the other two placements (1.052x and 1.035x). And
+// the same three kernels ending eager float16 steps (eager_optimizer_step: the same bits in the
+// unit cases; YOLOv9-t's eager step 1.58x fastest, 1.23x back to back on an H100, 2026-12-07).
 const char* const kMeasuredFasterKernels[] = {
     "avg_pool_2x2",  "max_pool_same", "linear_assignment", "deform_sampling",  "weight_casts",
     "task_aligned_metric", "task_aligned_selection", "simota_cost", "simota_selection", "weight_grad_stream",
     "block_tails",   "dense_slices",  "box_dfl_loss",    "class_bce",        "half_upsample",
-    "small_convolutions", "image_convolutions", "optimizer_step", "batch_norm_memsets_merged"};
+    "small_convolutions", "image_convolutions", "optimizer_step", "batch_norm_memsets_merged", "eager_optimizer_step"};
 
 std::atomic<FusedKernels> policy{FusedKernels::off};
 std::mutex only_mutex;

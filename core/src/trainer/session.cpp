@@ -278,8 +278,9 @@ std::unique_ptr<capture::CaptureManager> make_capture_manager(const Session& s, 
   request.family = s.family->info.name;
   request.world_size = s.world_size;
   request.whole_step_refusal = whole_step_refusal(s);
-  return std::make_unique<capture::CaptureManager>(request, *s.model,
-                                                   cuda_graph ? capture::make_cuda_graph_recorder() : nullptr);
+  // The recorder goes with every request, eager ones too: an eager run is told whether
+  // cuda_graph=true could record its region, which asks whether this build can record at all.
+  return std::make_unique<capture::CaptureManager>(request, *s.model, capture::make_cuda_graph_recorder());
 }
 
 void prepare_session(Session& s, const TrainRequest& request) {

@@ -136,11 +136,11 @@ namespace {
 
 // Why this session's steps cannot end in the fused optimizer step ("" when they can).
 std::string fused_optimizer_step_refusal(const Session& s) {
-  // Eager steps (train_step's eager path, no weight copies there) only where asked for: not yet
-  // measured in the step on a GPU, so not in the default (docs/fused-kernels.md, "Optimizer step").
+  // Eager steps (train_step's eager path, no weight copies there) where fused_kernels allows
+  // eager_optimizer_step, as `measured` does (docs/fused-kernels.md, "Optimizer step").
   if (!s.capture->whole_step() && !sdk::fused_kernel_allowed("eager_optimizer_step")) {
-    return "only the whole-step graph (a family with capture region `step`, cuda_graph=true) uses it; eager steps "
-           "with fused_kernels=measured+eager_optimizer_step";
+    return "fused_kernels does not name eager_optimizer_step, so only the whole-step graph (a family with capture "
+           "region `step`, cuda_graph=true) uses it";
   }
   if (!fresh_gradients(s)) return "gradient accumulation keeps the gradients across steps";
   if (s.config.clip_grad > 0) return "clip_grad reads the unscaled gradients before the update";
