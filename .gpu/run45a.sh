@@ -14,8 +14,8 @@ grep -E "eager_fused" $OUT/ctest.log | head -3
 # optimizer step (both or neither: one alone compares with nothing).
 pair() {  # NAME [k=v...]
   local name=$1; shift
-  timeout 45 $H bench train model=yolo9t $EAGER_COMMON batch=16 epochs=3 eval_interval=3 name=$name "$@" > $OUT/$name.log 2>&1
+  timeout 50 $H bench train model=yolo9t $EAGER_COMMON batch=16 epochs=2 eval_interval=2 name=$name "$@" > $OUT/$name.log 2>&1
   stamp "$name rc=$?: $(grep -E 'bench train:' $OUT/$name.log | cut -c1-170) $(grep -c 'optimizer step (unscale' $OUT/$name.log) fused-step lines"
 }
-fits 90 && { pair y9_eager_default; pair y9_eager_without fused_kernels=measured-eager_optimizer_step; }
+fits 100 && { pair y9_eager_default; pair y9_eager_without fused_kernels=measured-eager_optimizer_step; }
 stamp "end"
