@@ -41,14 +41,16 @@ prepare_data() {  # COCO128 (val -> train: .reference drops val2017 for size) an
 cold_start() {  # the data; build; whole ctest
   prepare_data
   scripts/gpu-build.sh > $W/build.log 2>&1; echo "build rc=$?" >> $W/build.log; tail -1 $W/build.log
+  cp build-gpu/.ninja_log $OUT/ninja_log.txt 2>/dev/null
   grep -E "error|invalid-pch" $W/build.log | head -20
   stamp "built"
   (cd build-gpu && timeout 150 ctest -j8 --timeout 140 --output-on-failure > $OUT/ctest.log 2>&1; echo "ctest rc=$?" >> $OUT/ctest.log)
   grep -E "tests passed|tests failed|ctest rc|Failed|ERROR|values:" $OUT/ctest.log | head -20
   stamp "ctest done"
 }
-build_gpu() {  # the build alone (no ctest), stamped
+build_gpu() {  # the build alone (no ctest), stamped; ninja's log of step times comes back (where the build's minutes go)
   scripts/gpu-build.sh > $W/build.log 2>&1; echo "build rc=$?"; grep -E "error" $W/build.log | head -10
+  cp build-gpu/.ninja_log $OUT/ninja_log.txt 2>/dev/null
   stamp "built"
 }
 unit_cases() {  # PATTERN FILE: the unit binary's cases matching PATTERN alone (60 s at most), their failures summarised
