@@ -1,0 +1,16 @@
+# Cold, one call (carry .devkit and .reference; export OUT DEADLINE=...): the build (its ninja log
+# comes back: `tests/tools/ninja_log_summary.py ninja_log.txt`), the whole cuda ctest in what the
+# deadline leaves (at most 115 s), then #21's figures of the day on whichever card came (the
+# issue's targets are an H200's): YOLOv9-t's captured step at batch 16, both models end to end,
+# batch 8. Warm follow-ups: run45c.sh's eager pair and YOLOX-s's eager A/B (without its build).
+source .gpu/common.sh
+DEADLINE=${DEADLINE:-560}
+stamp "start on $(nvidia-smi --query-gpu=name --format=csv,noheader | head -1)"
+prepare_data
+build_gpu
+whole_ctest $(( DEADLINE - SECONDS < 115 ? DEADLINE - SECONDS : 115 ))
+fits 40 && { timeout 40 $H bench step model=yolo9t $YOLO_COMMON batch=16 steps=30 warmup=10 > $OUT/step_b16.txt 2>&1; stamp "batch 16 rc=$?: $(grep -E 'fastest|GPU busy|host' $OUT/step_b16.txt | cut -c1-300)"; }
+e2e_model yolo9t measured
+e2e_model yoloxs measured
+fits 40 && { timeout 40 $H bench step model=yolo9t $YOLO_COMMON batch=8 steps=30 warmup=10 > $OUT/step_b8.txt 2>&1; stamp "batch 8 rc=$?: $(grep -E 'fastest|GPU busy|host' $OUT/step_b8.txt | cut -c1-300)"; }
+stamp "end"
