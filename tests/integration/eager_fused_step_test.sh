@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
 # On a GPU: with the default fused_kernels (measured, which names eager_optimizer_step), an eager
-# float16 step (cuda_graph=false, the train default) ends in the fused optimizer step's three kernels, as a recorded whole step does, and trains: the log says so once,
-# says that cuda_graph=true would record the step,
-# and never that a step fell back to the composed update; the epoch's loss is finite. Exits 77
-# (skipped) without a CUDA device (CI, a user's CPU machine).
+# float16 step (cuda_graph=false, the train default) ends in the fused optimizer step's three
+# kernels, as a recorded whole step does, and trains: the log says so once, says that
+# cuda_graph=true would record the step, and never that a step fell back to the composed update;
+# the epoch's loss is finite. Exits 77 (skipped) without a CUDA device (CI, a user's CPU machine).
 # Usage: eager_fused_step_test.sh HOST SOURCE_DIR WORK_DIR
 set -euo pipefail
 host=$1; src=$2; work=$3
