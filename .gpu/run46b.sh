@@ -1,0 +1,20 @@
+# Warm, after run46a.sh on the same machine (carry .devkit and .reference; export OUT DEADLINE=...):
+# #21's figures of the day that the cold call's build and ctest left no time for (YOLOv9-t's
+# captured step at batch 16, both models end to end, batch 8), then two questions never measured:
+# `alternate_step_graphs` in the step (two copies of each step graph replayed in turn: do back-to-back
+# steps get faster?) and YOLOX-s's eager step with and without the fused optimizer step.
+source .gpu/common.sh
+DEADLINE=${DEADLINE:-300}
+stamp "start on $(nvidia-smi --query-gpu=name --format=csv,noheader | head -1)"
+[ -f $W/coco128x8/data.yaml ] || prepare_data
+[ -x $H ] || { scripts/gpu-build.sh libreyolo-host libreyolo_family_yolo9 libreyolo_family_yolox > $W/build.log 2>&1; stamp "built rc=$?"; }
+step() {  # BATCH: YOLOv9-t's captured default step (40 s at most), stamped
+  fits 40 && { timeout 40 $H bench step model=yolo9t $YOLO_COMMON batch=$1 steps=30 warmup=10 > $OUT/step_b$1.txt 2>&1; stamp "batch $1 rc=$?: $(grep -E 'fastest|GPU busy|host' $OUT/step_b$1.txt | cut -c1-300)"; }
+}
+step 16
+e2e_model yolo9t measured
+e2e_model yoloxs measured
+step 8
+fits 60 && bench_fused $OUT/alternate_yolo9t.txt yolo9t alternate_step_graphs
+fits 50 && { timeout 50 $H bench fused model=yoloxs $EAGER_COMMON batch=16 steps=8 warmup=3 fused_kernels=measured-eager_optimizer_step > $OUT/x_eager_step.txt 2>&1; stamp "yoloxs eager measured (with) vs measured-eager_optimizer_step rc=$?: $(grep -E 'composed:|fused: |speedup' $OUT/x_eager_step.txt | cut -c1-330)"; }
+stamp "end"
