@@ -1,5 +1,6 @@
-# Warm, after run46a.sh on the same machine (carry .devkit and .reference; export OUT DEADLINE=...):
-# #21's figures of the day that the cold call's build and ctest left no time for (YOLOv9-t's
+# Warm after run46a.sh, or cold on its own (then it builds the host and the YOLO plugins only, and
+# ninja's log comes back; carry .devkit and .reference; export OUT DEADLINE=...):
+# #21's figures of the day that run46a's build and ctest leave no time for (YOLOv9-t's
 # captured step at batch 16, both models end to end, batch 8), then two questions never measured:
 # `alternate_step_graphs` in the step (two copies of each step graph replayed in turn: do back-to-back
 # steps get faster?) and YOLOX-s's eager step with and without the fused optimizer step.
@@ -7,7 +8,7 @@ source .gpu/common.sh
 DEADLINE=${DEADLINE:-300}
 stamp "start on $(nvidia-smi --query-gpu=name --format=csv,noheader | head -1)"
 [ -f $W/coco128x8/data.yaml ] || prepare_data
-[ -x $H ] || { scripts/gpu-build.sh libreyolo-host libreyolo_family_yolo9 libreyolo_family_yolox > $W/build.log 2>&1; stamp "built rc=$?"; }
+[ -x $H ] || { scripts/gpu-build.sh libreyolo-host libreyolo_family_yolo9 libreyolo_family_yolox > $W/build.log 2>&1; stamp "built rc=$?"; cp build-gpu/.ninja_log $OUT/ninja_log.txt; }
 step() {  # BATCH: YOLOv9-t's captured default step (40 s at most), stamped
   fits 40 && { timeout 40 $H bench step model=yolo9t $YOLO_COMMON batch=$1 steps=30 warmup=10 > $OUT/step_b$1.txt 2>&1; stamp "batch $1 rc=$?: $(grep -E 'fastest|GPU busy|host' $OUT/step_b$1.txt | cut -c1-300)"; }
 }
