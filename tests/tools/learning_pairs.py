@@ -53,8 +53,23 @@ def mean_and_error(values):
     return mean, math.sqrt(variance / n)
 
 
+def comparable_seeds(candidate, plain, runs):
+    """Seeds with both runs, whose last validations are of the same epoch; the others are named.
+
+    A run that stopped early (a crash, a call's deadline) ends at an earlier epoch than its pair,
+    and at YOLOv9-t's still-rising curve an earlier epoch reads as a worse candidate."""
+    seeds = []
+    for seed in sorted(set(plain) & set(runs)):
+        if plain[seed][0] == runs[seed][0]:
+            seeds.append(seed)
+        else:
+            print(f"{candidate}, seed {seed}: left out, its last validations are of different epochs "
+                  f"(plain {plain[seed][0]}, candidate {runs[seed][0]}): did one run stop early?")
+    return seeds
+
+
 def report(candidate, plain, runs):
-    seeds = sorted(set(plain) & set(runs))
+    seeds = comparable_seeds(candidate, plain, runs)
     if not seeds:
         return False
     print(f"## {candidate} against plain ({len(seeds)} seeds)\n")
