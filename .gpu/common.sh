@@ -80,6 +80,12 @@ bn_check() {  # batch_norm_silu_check (per-layer times, GPU share alone) into $O
   timeout 60 build-gpu/bin/batch_norm_silu_check > $OUT/bn_check.txt 2>&1
   stamp "batch_norm_silu_check rc=$?"; grep -E "^16x|runs" $OUT/bn_check.txt | sed 's/; relative differences.*(ok)/ ok/' | cut -c1-200
 }
+step_yolo9t() {  # BATCH: YOLOv9-t's captured default step (40 s at most), stamped
+  fits 40 && { timeout 40 $H bench step model=yolo9t $YOLO_COMMON batch=$1 steps=30 warmup=10 > $OUT/step_b$1.txt 2>&1; stamp "batch $1 rc=$?: $(grep -E 'fastest|GPU busy|host' $OUT/step_b$1.txt | cut -c1-300)"; }
+}
+eager_ab_yoloxs() {  # YOLOX-s's eager step with the default (eager_optimizer_step in it) against without, one process (50 s at most), stamped
+  fits 50 && { timeout 50 $H bench fused model=yoloxs $EAGER_COMMON batch=16 steps=8 warmup=3 fused_kernels=measured-eager_optimizer_step > $OUT/x_eager_step.txt 2>&1; stamp "yoloxs eager measured (with) vs measured-eager_optimizer_step rc=$?: $(grep -E 'composed:|fused: |speedup' $OUT/x_eager_step.txt | cut -c1-330)"; }
+}
 e2e_yolo9t() { e2e_model yolo9t "$@"; }  # SETTINGS...: YOLOv9-t end to end once per fused_kernels setting
 memorise_yolo9t() {  # [k=v...]: YOLOv9-t memorisation (COCO128's train images as both splits, augmentation off, 200 epochs), stamped
   ln -sfn train2017 $R/coco128/images/val2017; ln -sfn train2017 $R/coco128/labels/val2017

@@ -17,5 +17,5 @@ e2e() {  # NAME MODEL [k=v...]: bench train eager, 2 epochs, stamped
   stamp "$name rc=$?: $(grep -E 'bench train:' $OUT/$name.log | cut -c1-170) $(grep -c 'optimizer step (unscale' $OUT/$name.log) fused-step lines"
 }
 fits 100 && { e2e y9_eager_default yolo9t; e2e y9_eager_without yolo9t fused_kernels=measured-eager_optimizer_step; }
-fits 50 && { timeout 50 $H bench fused model=yoloxs $EAGER_COMMON batch=16 steps=8 warmup=3 fused_kernels=measured-eager_optimizer_step > $OUT/x_eager_step.txt 2>&1; stamp "yoloxs eager measured (with) vs measured-eager_optimizer_step rc=$?: $(grep -E 'composed:|fused: |speedup' $OUT/x_eager_step.txt | cut -c1-330)"; }
+eager_ab_yoloxs
 stamp "end"

@@ -9,8 +9,8 @@ stamp "start on $(nvidia-smi --query-gpu=name --format=csv,noheader | head -1)"
 prepare_data
 build_gpu
 whole_ctest $(( DEADLINE - SECONDS < 115 ? DEADLINE - SECONDS : 115 ))
-fits 40 && { timeout 40 $H bench step model=yolo9t $YOLO_COMMON batch=16 steps=30 warmup=10 > $OUT/step_b16.txt 2>&1; stamp "batch 16 rc=$?: $(grep -E 'fastest|GPU busy|host' $OUT/step_b16.txt | cut -c1-300)"; }
+step_yolo9t 16
 e2e_model yolo9t measured
 e2e_model yoloxs measured
-fits 40 && { timeout 40 $H bench step model=yolo9t $YOLO_COMMON batch=8 steps=30 warmup=10 > $OUT/step_b8.txt 2>&1; stamp "batch 8 rc=$?: $(grep -E 'fastest|GPU busy|host' $OUT/step_b8.txt | cut -c1-300)"; }
+step_yolo9t 8
 stamp "end"

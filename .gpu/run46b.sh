@@ -9,13 +9,10 @@ DEADLINE=${DEADLINE:-300}
 stamp "start on $(nvidia-smi --query-gpu=name --format=csv,noheader | head -1)"
 [ -f $W/coco128x8/data.yaml ] || prepare_data
 [ -x $H ] || { scripts/gpu-build.sh libreyolo-host libreyolo_family_yolo9 libreyolo_family_yolox > $W/build.log 2>&1; stamp "built rc=$?"; cp build-gpu/.ninja_log $OUT/ninja_log.txt; }
-step() {  # BATCH: YOLOv9-t's captured default step (40 s at most), stamped
-  fits 40 && { timeout 40 $H bench step model=yolo9t $YOLO_COMMON batch=$1 steps=30 warmup=10 > $OUT/step_b$1.txt 2>&1; stamp "batch $1 rc=$?: $(grep -E 'fastest|GPU busy|host' $OUT/step_b$1.txt | cut -c1-300)"; }
-}
-step 16
+step_yolo9t 16
 e2e_model yolo9t measured
 e2e_model yoloxs measured
-step 8
+step_yolo9t 8
 fits 60 && bench_fused $OUT/alternate_yolo9t.txt yolo9t alternate_step_graphs
-fits 50 && { timeout 50 $H bench fused model=yoloxs $EAGER_COMMON batch=16 steps=8 warmup=3 fused_kernels=measured-eager_optimizer_step > $OUT/x_eager_step.txt 2>&1; stamp "yoloxs eager measured (with) vs measured-eager_optimizer_step rc=$?: $(grep -E 'composed:|fused: |speedup' $OUT/x_eager_step.txt | cut -c1-330)"; }
+eager_ab_yoloxs
 stamp "end"
