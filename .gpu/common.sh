@@ -118,6 +118,11 @@ cudnn_tool() {  # SOURCE NAME [LINES]: a stand-alone probe built against the mac
   head -${3:-60} $OUT/$name.txt
   head -c 3000000 $W/${name}_cudnn_log.txt > $OUT/${name}_cudnn_log.txt 2>/dev/null  # cuDNN's warnings and errors
 }
+graph_probe() {  # tests/tools/graph_launch_probe.cu: a graph launch's host time by the graph's shape (30 s at most), stamped
+  nvcc -O2 -std=c++17 -arch=sm_90 tests/tools/graph_launch_probe.cu -o /tmp/graph_probe > $OUT/graph_probe_build.txt 2>&1
+  timeout 30 /tmp/graph_probe > $OUT/graph_probe.txt 2>&1
+  stamp "graph_probe rc=$?"; cat $OUT/graph_probe.txt
+}
 fusion_probe() { cudnn_tool tests/tools/cudnn_conv_fusion_probe.cu fusion_probe "$@"; }
 small_conv_probe() { cudnn_tool tests/tools/small_conv_probe.cu small_conv_probe "$@"; }
 ncu_small_conv() {  # after small_conv_probe: Nsight Compute on our two kernels' first launches at three shapes (speed of light, occupancy, warp states), 120 s at most
