@@ -19,7 +19,7 @@ const std::vector<Command>& commands() {
       {"val", "evaluate weights on a dataset (COCO mAP)", run_val},
       {"predict", "detect objects in images: libreyolo-host predict model=best.pt source=images/", run_predict},
       {"profile", "measure training steps and name the bottleneck", run_profile},
-      {"bench", "measure: bench data (the loader alone), bench step, bench train", run_bench},
+      {"bench", "measure: bench data (the loader alone), step, capture, fused, train", run_bench},
       {"families", "list the model families found (libreyolo-host families [NAME])", run_families},
       {"version", "print versions of the host, SDK, LibTorch and CUDA", run_version},
       {"help", "show help (libreyolo-host help COMMAND lists its options)", run_help},

@@ -7,6 +7,7 @@
 
 #include "libreyolo/core/config/option_table.hpp"
 #include "libreyolo/core/config/train_option_list.hpp"
+#include "libreyolo/sdk/fused_kernels.hpp"
 #include "option_checks.hpp"
 
 namespace libreyolo::core::config {
@@ -17,6 +18,18 @@ using C = config::TrainConfig;
 using namespace checks;
 constexpr bool kVal = true;  // also a `val` option
 constexpr long long kMany = 1 << 20;
+
+// fused_kernels' help names today's measured kernels from the SDK's own list, so that it cannot
+// fall behind the default as a written list did.
+std::string fused_kernels_help() {
+  std::string measured;
+  for (const auto& name : sdk::measured_faster_kernels()) measured += (measured.empty() ? "" : ", ") + name;
+  return "measured: the fused kernels measured faster on the GPU and equal within tolerance (" + measured +
+         "; docs/fused-kernels.md says why each); auto: every one where built and the inputs suit it; a kernel's "
+         "name (an unknown one is refused with the list) or names joined by +: those alone; measured+names: the "
+         "measured ones and those; measured-names (joined by -): the measured ones but those; off: composed "
+         "PyTorch ops, per-layer casts and host matching";
+}
 
 // Shared with val: what every command that loads a model and data understands.
 std::vector<TrainOption> shared_options() {
@@ -89,16 +102,7 @@ std::vector<TrainOption> training_only_options() {
       {{"clip_grad", T::number, "0", "max gradient norm; 0 = no clipping"}, &C::clip_grad, number_from(0, 1e6)},
       {{"multi_scale", T::boolean, "false", "random input size per batch"}, &C::multi_scale},
       {{"cuda_graph", T::boolean, "false", "capture the network into a CUDA graph"}, &C::cuda_graph},
-      {{"fused_kernels", T::text, "measured",
-        "measured: the fused kernels measured faster on an H200 (the 2x2 average pool, the SPP's max pool, the "
-        "DETRs' Hungarian matching on the GPU and deformable attention's sampling, the task-aligned assigner's "
-        "metric and selection, YOLOX's SimOTA cost and selection, the blocks' add + SiLU tails, dense channel "
-        "chunks, and weight_casts: in the whole-step graph the convolutions read float16 copies of their weights "
-        "made in one launch per step, with weight_grad_stream their weight gradients on a second stream); "
-        "auto: every one where built and the inputs suit it (also BatchNorm + SiLU); a kernel's name (an unknown "
-        "one is refused with the list; docs/fused-kernels.md) or names joined by +: those alone; measured+names: "
-        "the measured ones and those; measured-names (joined by -): the measured ones but those; off: composed "
-        "PyTorch ops, per-layer casts and host matching"},
+      {{"fused_kernels", T::text, "measured", fused_kernels_help()},
        &C::fused_kernels, fused_kernel_names()},
       {{"cudnn_benchmark_limit", T::integer, "10",
         "convolution algorithms cuDNN's benchmark times per new shape (PyTorch's cudnn.benchmark_limit; 0 = every "
