@@ -1,0 +1,64 @@
+# Core's sources that parse LibTorch's full headers: each took over 12 s to compile in the GPU
+# machine's cold build of the forty-sixth session (21.4 s on average, 1,218 s of that build's
+# 2,883 s of CPU), against under 12 s for core's 205 others. Only these load the precompiled
+# <torch/torch.h> (core/CMakeLists.txt, end): a torch-free file would pay its load for nothing.
+# A new file that parses torch compiles without it until it is added here.
+set(LIBREYOLO_CORE_TORCH_SOURCES
+  src/amp/fused_optimizer_step.cpp
+  src/amp/grad_scaler.cpp
+  src/amp/optimizer_step_calibration.cpp
+  src/amp/optimizer_step_slots.cpp
+  src/amp/precision_plan.cpp
+  src/amp/weight_copies.cpp
+  src/capture/capture_manager.cpp
+  src/capture/cuda_region_graph.cpp
+  src/capture/cuda_step_graph.cpp
+  src/checkpoint/state_dict.cpp
+  src/data/loader/batch_uploader.cpp
+  src/data/loader/batch_uploader_cuda.cpp
+  src/data/loader/data_loader.cpp
+  src/data/loader/network_input.cpp
+  src/device/device_choice.cpp
+  src/distributed/global_batch_norm.cpp
+  src/distributed/gradient_sync.cpp
+  src/distributed/native_sync_batch_norm.cpp
+  src/distributed/process_group_nccl.cpp
+  src/distributed/rank_mean.cpp
+  src/distributed/replica_state.cpp
+  src/distributed/sync_batch_norm.cpp
+  src/eval/nms.cpp
+  src/eval/top_scoring_detections.cpp
+  src/optim/adamw.cpp
+  src/optim/grad_utils.cpp
+  src/optim/model_ema.cpp
+  src/optim/optimizer.cpp
+  src/optim/param_group_rules.cpp
+  src/optim/param_groups.cpp
+  src/optim/sgd.cpp
+  src/optim/unique_parameters.cpp
+  src/predict/predictor.cpp
+  src/trainer/autobatch.cpp
+  src/trainer/benchmarks.cpp
+  src/trainer/distributed_setup.cpp
+  src/trainer/hooks/capture_report_hook.cpp
+  src/trainer/hooks/checkpoints_hook.cpp
+  src/trainer/hooks/distributed_decision_hook.cpp
+  src/trainer/hooks/epoch_schedule_hook.cpp
+  src/trainer/hooks/interrupt_hook.cpp
+  src/trainer/hooks/plots_hook.cpp
+  src/trainer/hooks/progress_line_hook.cpp
+  src/trainer/hooks/results_hook.cpp
+  src/trainer/hooks/step_profiler_hook.cpp
+  src/trainer/hooks/summary_hook.cpp
+  src/trainer/hooks/validation_hook.cpp
+  src/trainer/lagged_device_read.cpp
+  src/trainer/layer_freezing.cpp
+  src/trainer/recipe_description.cpp
+  src/trainer/session.cpp
+  src/trainer/train_loop.cpp
+  src/trainer/train_step.cpp
+  src/trainer/trainer.cpp
+  src/trainer/training_state.cpp
+  src/trainer/validator.cpp
+  src/trainer/whole_step.cpp
+)
