@@ -73,7 +73,7 @@ std::vector<WorkspaceRange> claimed_workspaces() {
 
 bool batch_norm_memsets_allowed() {
   return fused_kernel_allowed("batch_norm_memsets") || fused_kernel_allowed("batch_norm_memsets_shifted") ||
-         fused_kernel_allowed("batch_norm_memsets_merged");
+         fused_kernel_allowed("batch_norm_memsets_merged") || fused_kernel_allowed("batch_norm_memsets_leading");
 }
 
 }  // namespace libreyolo::sdk

@@ -26,6 +26,7 @@ constexpr bool kCanEditGraphs = false;
 
 #ifdef LIBREYOLO_CAN_EDIT_GRAPHS
 MemsetPlacement memset_placement() {
+  if (sdk::fused_kernel_allowed("batch_norm_memsets_leading")) return MemsetPlacement::one_kernel_leading;
   if (sdk::fused_kernel_allowed("batch_norm_memsets_merged")) return MemsetPlacement::one_kernel;
   if (sdk::fused_kernel_allowed("batch_norm_memsets_shifted")) return MemsetPlacement::one_call_early;
   return MemsetPlacement::at_start;
@@ -43,12 +44,13 @@ bool first_time(const char* what) {
 void say_what_moved(const MemsetSurgery& surgery, MemsetPlacement placement, const char* what) {
   const char* where = placement == MemsetPlacement::at_start         ? "now wait for nothing"
                       : placement == MemsetPlacement::one_call_early ? "now wait beside the call before theirs"
-                                                                     : "are cleared at the graph's start";
+                      : placement == MemsetPlacement::one_kernel     ? "are cleared at the graph's start"
+                                                                     : "are cleared ahead of the whole graph";
   log::info("fused_kernels: ", surgery.unchained, " of ", what, " ", surgery.memsets,
             " memsets clear a BatchNorm layer's own workspace and ", where,
             " instead of waiting for the kernel before their call (batch_norm_memsets); ", surgery.shared,
             " left in place (a workspace used by more than one call)");
-  if (placement == MemsetPlacement::one_kernel) {
+  if (placement == MemsetPlacement::one_kernel || placement == MemsetPlacement::one_kernel_leading) {
     log::info("fused_kernels: ", surgery.merged, " of them replaced by ", surgery.kernel_nodes,
               " zero-span kernel node(s)",
               surgery.no_merge_kernel ? " (none: this build has no CUDA kernels of core's, so they only moved)" : "");

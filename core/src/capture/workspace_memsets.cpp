@@ -155,26 +155,48 @@ void add_to_merge(Merge& merge, cudaGraphNode_t memset) {
   merge.memsets.push_back(memset);
 }
 
+// The nodes that wait for nothing now, the destroyed and added ones aside (edges from a destroyed
+// node are still in s.edges: CUDA dropped them with the node).
+Nodes current_roots(const Shape& s, const std::set<cudaGraphNode_t>& aside) {
+  std::set<cudaGraphNode_t> waiting;
+  for (const auto& [from, to] : s.edges) {
+    if (aside.count(from) == 0) waiting.insert(to);
+  }
+  Nodes roots;
+  for (auto node : s.order) {
+    if (aside.count(node) == 0 && waiting.count(node) == 0) roots.push_back(node);
+  }
+  return roots;
+}
+
 // The merged memsets' successors wait for zero-span kernel nodes at the graph's start instead;
-// the memset nodes go. Returns the nodes added.
-int replace_by_kernel_nodes(cudaGraph_t graph, Shape& s, const Merge& merge) {
+// the memset nodes go. `leading`: the kernel nodes go ahead of every root instead of one edge to
+// each successor (every node is reachable from a root, so the order holds). Returns the nodes added.
+int replace_by_kernel_nodes(cudaGraph_t graph, Shape& s, const Merge& merge, bool leading) {
   const auto per_node = static_cast<std::size_t>(kernels::zero_spans_per_node());
-  int added = 0;
+  std::set<cudaGraphNode_t> aside(merge.memsets.begin(), merge.memsets.end());
+  Nodes added;
   for (std::size_t first = 0; first < merge.spans.size(); first += per_node) {
     const auto count = std::min(per_node, merge.spans.size() - first);
     cudaGraphNode_t node = nullptr;
     check(kernels::add_zero_spans_node(graph, merge.spans.data() + first, static_cast<int>(count), &node),
           "adding the zero-span kernel node");
-    ++added;
+    added.push_back(node);
+    aside.insert(node);
     for (std::size_t i = first; i < first + count; ++i) {
       const auto next = s.after.find(merge.memsets[i]);
-      if (next != s.after.end()) {
+      if (next != s.after.end() && !leading) {
         for (auto successor : next->second) s.connect(graph, node, successor);
       }
       check(cudaGraphDestroyNode(merge.memsets[i]), "cudaGraphDestroyNode");
     }
   }
-  return added;
+  if (leading && !added.empty()) {
+    for (auto root : current_roots(s, aside)) {
+      for (auto node : added) s.connect(graph, node, root);
+    }
+  }
+  return static_cast<int>(added.size());
 }
 
 // The memset nodes inside a workspace exactly one call claimed, in topological order, and how
@@ -204,10 +226,12 @@ MemsetSurgery unchain_workspace_memsets(cudaGraph_t graph, const std::vector<sdk
                                         MemsetPlacement placement) {
   MemsetSurgery surgery;
   Shape s = shape_of(graph);
-  if (placement == MemsetPlacement::one_kernel && kernels::zero_spans_per_node() == 0) {
+  const bool leading = placement == MemsetPlacement::one_kernel_leading;
+  if ((placement == MemsetPlacement::one_kernel || leading) && kernels::zero_spans_per_node() == 0) {
     placement = MemsetPlacement::at_start;  // this build has no such kernel
     surgery.no_merge_kernel = true;
   }
+  const bool merging = placement == MemsetPlacement::one_kernel || placement == MemsetPlacement::one_kernel_leading;
   Merge merge;
   Nodes previous_waited_for;
   for (auto memset : qualifying_memsets(s, workspaces, surgery)) {
@@ -215,11 +239,12 @@ MemsetSurgery unchain_workspace_memsets(cudaGraph_t graph, const std::vector<sdk
     if (placement == MemsetPlacement::one_call_early) {
       for (auto p : previous_waited_for) s.connect(graph, p, memset);
     }
-    if (placement == MemsetPlacement::one_kernel) add_to_merge(merge, memset);
+    if (merging) add_to_merge(merge, memset);
     previous_waited_for = waited_for;
     ++surgery.unchained;
   }
-  surgery.kernel_nodes = replace_by_kernel_nodes(graph, s, merge);
+  surgery.kernel_nodes =
+      replace_by_kernel_nodes(graph, s, merge, placement == MemsetPlacement::one_kernel_leading);
   surgery.merged = static_cast<int>(merge.memsets.size());
   return surgery;
 }

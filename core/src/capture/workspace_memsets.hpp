@@ -14,14 +14,17 @@ namespace libreyolo::core::capture::cuda_support {
 // Where an unchained memset waits: for nothing (the graph's start), or for what the previous
 // unchained memset waited for (so it runs beside the call before its own); or the memsets are
 // replaced by kernel nodes at the graph's start that clear all their bytes at once (one node for
-// up to 480 of them: cuda/zero_spans_kernel.hpp).
-enum class MemsetPlacement { at_start, one_call_early, one_kernel };
+// up to 480 of them: cuda/zero_spans_kernel.hpp), each with an edge to every call it clears; or
+// those kernel nodes go ahead of every node that waits for nothing (one_kernel_leading), which
+// orders them before every call through the graph's own edges: one edge a root instead of one a
+// call, so a graph that was one chain stays one (a driver may launch such a graph faster).
+enum class MemsetPlacement { at_start, one_call_early, one_kernel, one_kernel_leading };
 
 struct MemsetSurgery {
   int memsets = 0;    // memset nodes in the graph
   int unchained = 0;  // of those, taken off the chain
   int shared = 0;     // in a workspace more than one call used: left as recorded
-  int merged = 0;        // of the unchained, cleared by the kernel nodes instead (one_kernel)
+  int merged = 0;        // of the unchained, cleared by the kernel nodes instead (one_kernel, one_kernel_leading)
   int kernel_nodes = 0;  // zero-span kernel nodes added
   bool no_merge_kernel = false;  // one_kernel asked for, but this build has no such kernel
 };

@@ -1,4 +1,5 @@
-// fused_kernels=batch_norm_memsets, batch_norm_memsets_shifted and batch_norm_memsets_merged (libreyolo/sdk/batch_norm_workspaces.hpp,
+// fused_kernels=batch_norm_memsets, batch_norm_memsets_shifted, batch_norm_memsets_merged and
+// batch_norm_memsets_leading (libreyolo/sdk/batch_norm_workspaces.hpp,
 // core/src/capture/workspace_memsets.cpp): the SDK's BatchNorm calls cuDNN with each layer's own
 // workspaces, and the step recorder takes cuDNN's memsets into them off the graph's chain. On a
 // GPU: a small float16 network (convolution, the SDK's BatchNorm on channels-last maps, SiLU,
@@ -132,6 +133,7 @@ void check_each_placement(Run (*run)(const std::string&), std::int64_t fewest) {
   const auto as_recorded = run("weight_casts");
   CHECK(as_recorded.moved == 0);
   for (const std::string names : {"batch_norm_memsets", "batch_norm_memsets_shifted", "batch_norm_memsets_merged",
+                                   "batch_norm_memsets_leading",
                                    "batch_norm_memsets_merged+batch_norm_memsets_recording_only"}) {
     CAPTURE(names);
     const auto moved = run(names);
