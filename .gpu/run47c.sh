@@ -9,6 +9,6 @@ graph_probe
 prepare_data
 build_gpu
 whole_ctest $(( DEADLINE - SECONDS < 115 ? DEADLINE - SECONDS : 115 ))
-fits 60 && bench_fused $OUT/leading_yolo9t.txt yolo9t batch_norm_memsets_leading
+fits 60 && bench_fused $OUT/leading_yolo9t.txt yolo9t batch_norm_memsets_leading && touch /tmp/leading_done
 step_yolo9t 16
 stamp "end"
