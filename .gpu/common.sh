@@ -123,6 +123,11 @@ graph_probe() {  # tests/tools/graph_launch_probe.cu: a graph launch's host time
   timeout 30 /tmp/graph_probe > $OUT/graph_probe.txt 2>&1
   stamp "graph_probe rc=$?"; cat $OUT/graph_probe.txt
 }
+fill_check() {  # tests/tools/fill_node_check.cu: memset_kernel_nodes' fill kernel against the driver's memsets (30 s at most), stamped
+  nvcc -O2 -std=c++17 -arch=sm_90 tests/tools/fill_node_check.cu -lcuda -o /tmp/fill_check > $OUT/fill_check_build.txt 2>&1
+  timeout 30 /tmp/fill_check > $OUT/fill_check.txt 2>&1
+  stamp "fill_check rc=$?: $(tail -1 $OUT/fill_check.txt)"; head -5 $OUT/fill_check.txt
+}
 fusion_probe() { cudnn_tool tests/tools/cudnn_conv_fusion_probe.cu fusion_probe "$@"; }
 small_conv_probe() { cudnn_tool tests/tools/small_conv_probe.cu small_conv_probe "$@"; }
 ncu_small_conv() {  # after small_conv_probe: Nsight Compute on our two kernels' first launches at three shapes (speed of light, occupancy, warp states), 120 s at most

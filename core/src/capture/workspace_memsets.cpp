@@ -4,6 +4,7 @@
 // call throws, and the recorder then falls back to eager steps as for any failed capture.
 #include "workspace_memsets.hpp"
 
+#include "cuda/fill_node_kernel.hpp"
 #include "cuda/zero_spans_kernel.hpp"
 
 #include <c10/util/Exception.h>
@@ -247,6 +248,24 @@ MemsetSurgery unchain_workspace_memsets(cudaGraph_t graph, const std::vector<sdk
       replace_by_kernel_nodes(graph, s, merge, placement == MemsetPlacement::one_kernel_leading);
   surgery.merged = static_cast<int>(merge.memsets.size());
   return surgery;
+}
+
+int memsets_to_kernel_nodes(cudaGraph_t graph) {
+  if (!kernels::fill_nodes_built()) return 0;
+  Shape s = shape_of(graph);
+  int replaced = 0;
+  for (auto memset : s.order) {
+    if (!is_memset(memset)) continue;
+    cudaMemsetParams p{};
+    check(cudaGraphMemsetNodeGetParams(memset, &p), "cudaGraphMemsetNodeGetParams");
+    cudaGraphNode_t fill = nullptr;
+    check(kernels::add_fill_node(graph, p, &fill), "adding a fill kernel node");
+    for (auto predecessor : s.before[memset]) s.connect(graph, predecessor, fill);
+    for (auto successor : s.after[memset]) s.connect(graph, fill, successor);
+    check(cudaGraphDestroyNode(memset), "cudaGraphDestroyNode");
+    ++replaced;
+  }
+  return replaced;
 }
 
 }  // namespace libreyolo::core::capture::cuda_support

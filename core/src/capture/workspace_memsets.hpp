@@ -37,4 +37,9 @@ struct MemsetSurgery {
 MemsetSurgery unchain_workspace_memsets(cudaGraph_t graph, const std::vector<sdk::WorkspaceRange>& workspaces,
                                         MemsetPlacement placement);
 
+// fused_kernels=memset_kernel_nodes: every memset node of `graph` becomes a kernel node that
+// writes the same bytes, with the same edges (cuda/fill_node_kernel.hpp says why). Returns how
+// many; 0 where this build has no such kernel.
+int memsets_to_kernel_nodes(cudaGraph_t graph);
+
 }  // namespace libreyolo::core::capture::cuda_support
