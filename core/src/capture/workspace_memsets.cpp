@@ -19,7 +19,11 @@ namespace libreyolo::core::capture::cuda_support {
 namespace {
 
 void check(cudaError_t status, const char* what) {
-  TORCH_CHECK(status == cudaSuccess, "cuda_graph: ", what, " failed: ", cudaGetErrorString(status));
+  if (status == cudaSuccess) return;
+  // Take the error out of the runtime's last-error slot: the step falls back to eager, and
+  // PyTorch's next kernel launch would otherwise find it there and fail (run47d, an H100).
+  (void)cudaGetLastError();
+  TORCH_CHECK(false, "cuda_graph: ", what, " failed: ", cudaGetErrorString(status));
 }
 
 using Nodes = std::vector<cudaGraphNode_t>;
@@ -253,19 +257,24 @@ MemsetSurgery unchain_workspace_memsets(cudaGraph_t graph, const std::vector<sdk
 int memsets_to_kernel_nodes(cudaGraph_t graph) {
   if (!kernels::fill_nodes_built()) return 0;
   Shape s = shape_of(graph);
-  int replaced = 0;
+  // In topological order, a memset's predecessors that were memsets are replaced already: their
+  // fill nodes stand in for them (a destroyed node cannot take an edge: run47d's first try).
+  std::map<cudaGraphNode_t, cudaGraphNode_t> replaced_by;
   for (auto memset : s.order) {
     if (!is_memset(memset)) continue;
     cudaMemsetParams p{};
     check(cudaGraphMemsetNodeGetParams(memset, &p), "cudaGraphMemsetNodeGetParams");
     cudaGraphNode_t fill = nullptr;
     check(kernels::add_fill_node(graph, p, &fill), "adding a fill kernel node");
-    for (auto predecessor : s.before[memset]) s.connect(graph, predecessor, fill);
+    for (auto predecessor : s.before[memset]) {
+      const auto fill_of = replaced_by.find(predecessor);
+      s.connect(graph, fill_of == replaced_by.end() ? predecessor : fill_of->second, fill);
+    }
     for (auto successor : s.after[memset]) s.connect(graph, fill, successor);
     check(cudaGraphDestroyNode(memset), "cudaGraphDestroyNode");
-    ++replaced;
+    replaced_by[memset] = fill;
   }
-  return replaced;
+  return static_cast<int>(replaced_by.size());
 }
 
 }  // namespace libreyolo::core::capture::cuda_support
