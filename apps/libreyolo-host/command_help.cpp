@@ -34,8 +34,8 @@ void print_options(const core::config::OptionTable& table) {
 // The options of `full` that `base` has not: a command's own, beside train's.
 core::config::OptionTable own_options(const core::config::OptionTable& full, const core::config::OptionTable& base) {
   core::config::OptionTable own;
+  const auto& shared = base.specs();
   for (const auto& spec : full.specs()) {
-    const auto& shared = base.specs();
     const bool in_base = std::any_of(shared.begin(), shared.end(), [&](const auto& s) { return s.name == spec.name; });
     if (!in_base) own.add(spec);
   }
