@@ -1,0 +1,12 @@
+# Warm after .gpu/run47d.sh (export OUT DEADLINE=...): if memset_kernel_nodes (with the fix of
+# b2d0ce6) and batch_norm_memsets_leading held in YOLOv9-t's step, the end-to-end pairs they need
+# before joining `measured` (YOLOv9-t twice each way, alternating), and YOLOX-s's step and end to end.
+source .gpu/common.sh
+DEADLINE=${DEADLINE:-540}
+stamp "run48b on $(nvidia-smi --query-gpu=name --format=csv,noheader | head -1)"
+[ -f $W/coco128x8/data.yaml ] || prepare_data
+CANDIDATE=measured+batch_norm_memsets_leading+memset_kernel_nodes
+e2e_model yolo9t measured $CANDIDATE measured $CANDIDATE
+fits 45 && bench_fused $OUT/leading_kernel_nodes_yoloxs.txt yoloxs batch_norm_memsets_leading+memset_kernel_nodes
+e2e_model yoloxs measured $CANDIDATE
+stamp "end"
