@@ -1,11 +1,13 @@
 # Cold, one call with little device time left (carry .devkit and .reference; export OUT
-# DEADLINE=...): memset_kernel_nodes' fill kernel against the driver's memsets, the build, the whole
+# DEADLINE=...): memset_kernel_nodes' fill kernel against the driver's memsets, the graph launch
+# probe (since run47d's first run also memcpy nodes and a graph of only 3 memsets), the build, the whole
 # cuda ctest (at most 100 s), then YOLOv9-t's step with batch_norm_memsets_leading + memset_kernel_nodes
 # and with memset_kernel_nodes alone against the default (bench fused), where the deadline allows.
 source .gpu/common.sh
 DEADLINE=${DEADLINE:-430}
 stamp "run47d on $(nvidia-smi --query-gpu=name --format=csv,noheader | head -1)"
 fill_check
+graph_probe
 prepare_data
 build_gpu
 whole_ctest $(( DEADLINE - SECONDS < 100 ? DEADLINE - SECONDS : 100 ))

@@ -6,6 +6,10 @@
 // same graph only when the graph holds memsets (or cuDNN's cooperative kernels), the host cannot
 // run ahead with cuDNN's BatchNorm, and the step's host issue time adds to every step.
 //
+// Third (after the forty-seventh session's run, which found memset nodes slow and blocking and
+// kernel-only graphs fast whatever their shape): do device-to-device memcpy nodes behave like
+// memsets, and does a graph with only 3 memsets pay as one with 450 does?
+//
 // Second question (forty-seventh session): does the launch's host time follow the graph's shape?
 // CUDA 12.6 drivers launch a straight-line graph of kernel nodes in constant time, while the step
 // graph is not one: the weight gradients fork onto a second stream and join back (about 240 a
@@ -67,11 +71,13 @@ __global__ void two_pass_cooperative(float* x, int n) {
   for (int i = static_cast<int>(grid.thread_rank()); i < n; i += static_cast<int>(grid.size())) x[i] *= 0.5f;
 }
 
-enum class Extra { none, memset, cooperative, side_branches, head_edges };
+enum class Extra { none, memset, cooperative, side_branches, head_edges, memcpy, few_memsets };
 
 const char* name_of(Extra extra) {
   switch (extra) {
     case Extra::memset: return "kernels + memsets";
+    case Extra::memcpy: return "kernels + D2D memcpys";
+    case Extra::few_memsets: return "kernels + 3 memsets";
     case Extra::cooperative: return "kernels + cooperative kernels";
     case Extra::side_branches: return "kernels + side branches";
     case Extra::head_edges: return "kernels + head edges";
@@ -98,6 +104,11 @@ void launch_scale_add(float* x, cudaStream_t stream) {
 void add_extra(Extra extra, int k, const Lanes& lanes) {
   const cudaStream_t stream = lanes.main;
   if (extra == Extra::memset && k % kEvery == 0) CHECK_CUDA(cudaMemsetAsync(lanes.scratch, 0, 4096, stream));
+  // A device-to-device copy (PyTorch's copy_ of a contiguous tensor on one device records one).
+  if (extra == Extra::memcpy && k % kEvery == 0)
+    CHECK_CUDA(cudaMemcpyAsync(lanes.scratch, lanes.data, 4096, cudaMemcpyDeviceToDevice, stream));
+  // Does one memset node suffice to make a launch slow, or does the cost grow with their number?
+  if (extra == Extra::few_memsets && k % (kKernels / 3) == 0) CHECK_CUDA(cudaMemsetAsync(lanes.scratch, 0, 4096, stream));
   if (extra == Extra::cooperative && k % kEvery == 0) {
     float* data = lanes.data;
     int n = kElements;
@@ -235,7 +246,8 @@ int main() {
     Extra extra;
     int copies;
   } variants[] = {{Extra::none, 1},          {Extra::head_edges, 1},  {Extra::side_branches, 1},
-                  {Extra::memset, 1},        {Extra::memset, 2},      {Extra::none, 1},
+                  {Extra::memset, 1},        {Extra::memset, 2},      {Extra::memcpy, 1},
+                  {Extra::few_memsets, 1},   {Extra::none, 1},
                   {Extra::cooperative, 1},   {Extra::cooperative, 2}};
   for (const auto& v : variants) {
     measure(v.extra, v.copies, lanes);
