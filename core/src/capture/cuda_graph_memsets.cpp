@@ -85,12 +85,16 @@ std::int64_t unchain_and_instantiate(at::cuda::CUDAGraph& graph, const char* wha
 #ifdef LIBREYOLO_CAN_EDIT_GRAPHS
   const auto placement = memset_placement();
   const auto surgery = unchain_workspace_memsets(graph.raw_cuda_graph(), sdk::claimed_workspaces(), placement);
-  const int filled =
-      sdk::fused_kernel_allowed("memset_kernel_nodes") ? memsets_to_kernel_nodes(graph.raw_cuda_graph()) : 0;
+  const bool fill = sdk::fused_kernel_allowed("memset_kernel_nodes");
+  const int filled = fill ? memsets_to_kernel_nodes(graph.raw_cuda_graph()) : 0;
+  const int copies = fill ? memcpy_nodes(graph.raw_cuda_graph()) : 0;
   graph.instantiate();
   if (first_time(what)) {
     say_what_moved(surgery, placement, what);
-    if (filled > 0) log::info("fused_kernels: ", filled, " of ", what, " memset nodes became kernel nodes (memset_kernel_nodes)");
+    if (fill) {
+      log::info("fused_kernels: ", filled, " of ", what, " memset nodes became kernel nodes (memset_kernel_nodes); ",
+                copies, " memcpy nodes left as they are");
+    }
   }
   return surgery.unchained + filled;
 #else

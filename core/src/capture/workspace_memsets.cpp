@@ -254,6 +254,16 @@ MemsetSurgery unchain_workspace_memsets(cudaGraph_t graph, const std::vector<sdk
   return surgery;
 }
 
+int memcpy_nodes(cudaGraph_t graph) {
+  int count = 0;
+  for (auto node : all_nodes(graph)) {
+    cudaGraphNodeType type;
+    check(cudaGraphNodeGetType(node, &type), "cudaGraphNodeGetType");
+    count += type == cudaGraphNodeTypeMemcpy ? 1 : 0;
+  }
+  return count;
+}
+
 int memsets_to_kernel_nodes(cudaGraph_t graph) {
   if (!kernels::fill_nodes_built()) return 0;
   Shape s = shape_of(graph);

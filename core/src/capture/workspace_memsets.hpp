@@ -42,4 +42,7 @@ MemsetSurgery unchain_workspace_memsets(cudaGraph_t graph, const std::vector<sdk
 // many; 0 where this build has no such kernel.
 int memsets_to_kernel_nodes(cudaGraph_t graph);
 
+// How many memcpy nodes `graph` holds (memset_kernel_nodes leaves them; the log says how many).
+int memcpy_nodes(cudaGraph_t graph);
+
 }  // namespace libreyolo::core::capture::cuda_support
