@@ -121,10 +121,17 @@ const sdk::WorkspaceRange* workspace_cleared(cudaGraphNode_t node, const std::ve
   return nullptr;
 }
 
-bool is_memset(cudaGraphNode_t node) {
+bool is_of_type(cudaGraphNode_t node, cudaGraphNodeType wanted) {
   cudaGraphNodeType type;
   check(cudaGraphNodeGetType(node, &type), "cudaGraphNodeGetType");
-  return type == cudaGraphNodeTypeMemset;
+  return type == wanted;
+}
+
+bool is_memset(cudaGraphNode_t node) { return is_of_type(node, cudaGraphNodeTypeMemset); }
+
+// The placements whose memsets one kernel node clears.
+bool merges(MemsetPlacement placement) {
+  return placement == MemsetPlacement::one_kernel || placement == MemsetPlacement::one_kernel_leading;
 }
 
 // What waited for `memset` now also waits for what it waited for, and it waits for nothing;
@@ -231,12 +238,11 @@ MemsetSurgery unchain_workspace_memsets(cudaGraph_t graph, const std::vector<sdk
                                         MemsetPlacement placement) {
   MemsetSurgery surgery;
   Shape s = shape_of(graph);
-  const bool leading = placement == MemsetPlacement::one_kernel_leading;
-  if ((placement == MemsetPlacement::one_kernel || leading) && kernels::zero_spans_per_node() == 0) {
+  if (merges(placement) && kernels::zero_spans_per_node() == 0) {
     placement = MemsetPlacement::at_start;  // this build has no such kernel
     surgery.no_merge_kernel = true;
   }
-  const bool merging = placement == MemsetPlacement::one_kernel || placement == MemsetPlacement::one_kernel_leading;
+  const bool merging = merges(placement);
   Merge merge;
   Nodes previous_waited_for;
   for (auto memset : qualifying_memsets(s, workspaces, surgery)) {
@@ -256,11 +262,7 @@ MemsetSurgery unchain_workspace_memsets(cudaGraph_t graph, const std::vector<sdk
 
 int memcpy_nodes(cudaGraph_t graph) {
   int count = 0;
-  for (auto node : all_nodes(graph)) {
-    cudaGraphNodeType type;
-    check(cudaGraphNodeGetType(node, &type), "cudaGraphNodeGetType");
-    count += type == cudaGraphNodeTypeMemcpy ? 1 : 0;
-  }
+  for (auto node : all_nodes(graph)) count += is_of_type(node, cudaGraphNodeTypeMemcpy) ? 1 : 0;
   return count;
 }
 
