@@ -43,7 +43,8 @@ namespace {
 // batch_norm_memsets_shifted: for the node before the previous one's call,
 // batch_norm_memsets_merged: replaced by one kernel node at the graph's start,
 // batch_norm_memsets_leading: that node ahead of the whole graph instead of an edge to each call,
-// memset_kernel_nodes: with any of those, every memset node left in a recorded graph a kernel node
+// memset_kernel_nodes: with any of those, every memset node left in a recorded graph a kernel node,
+// copy_kernel_nodes: every device-to-device memcpy node one too
 // (batch_norm_workspaces.hpp, core/src/capture/workspace_memsets.cpp);
 // batch_norm_memsets_recording_only: beside those, the own workspaces only while a graph is being
 // recorded, PyTorch's own call in eager steps (batch_norm.cpp); eager_optimizer_step: beside
@@ -56,7 +57,8 @@ const char* const kFusedKernelNames[] = {
     "alternate_step_graphs", "batch_norm_silu_cluster", "batch_norm_silu_large", "aligned_channels",
     "small_convolutions", "small_convolutions_wide", "image_convolutions", "cudnn_batch_norm_silu", "prediction_rows",
     "optimizer_step", "batch_norm_memsets", "batch_norm_memsets_shifted", "batch_norm_memsets_merged",
-    "batch_norm_memsets_leading", "batch_norm_memsets_recording_only", "eager_optimizer_step", "memset_kernel_nodes"};
+    "batch_norm_memsets_leading", "batch_norm_memsets_recording_only", "eager_optimizer_step", "memset_kernel_nodes",
+    "copy_kernel_nodes"};
 // Those measured faster on an H200 and equal within tolerance (docs/fused-kernels.md): the 2x2
 // average pool (YOLOv9-t's step 26.4 -> 25.4 ms), the same-size max pool (YOLOX-s's step 17.58 ->
 // 16.52 ms), the GPU Hungarian matching (the host solver's assignment bit for bit; RT-DETR-r18's

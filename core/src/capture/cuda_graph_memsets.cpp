@@ -86,17 +86,19 @@ std::int64_t unchain_and_instantiate(at::cuda::CUDAGraph& graph, const char* wha
   const auto placement = memset_placement();
   const auto surgery = unchain_workspace_memsets(graph.raw_cuda_graph(), sdk::claimed_workspaces(), placement);
   const bool fill = sdk::fused_kernel_allowed("memset_kernel_nodes");
+  const bool copy = sdk::fused_kernel_allowed("copy_kernel_nodes");
   const int filled = fill ? memsets_to_kernel_nodes(graph.raw_cuda_graph()) : 0;
-  const int copies = fill ? memcpy_nodes(graph.raw_cuda_graph()) : 0;
+  const int copied = copy ? memcpys_to_kernel_nodes(graph.raw_cuda_graph()) : 0;
+  const int copies_left = fill || copy ? memcpy_nodes(graph.raw_cuda_graph()) : 0;
   graph.instantiate();
   if (first_time(what)) {
     say_what_moved(surgery, placement, what);
-    if (fill) {
-      log::info("fused_kernels: ", filled, " of ", what, " memset nodes became kernel nodes (memset_kernel_nodes); ",
-                copies, " memcpy nodes left as they are");
+    if (fill || copy) {
+      log::info("fused_kernels: ", filled, " of ", what, " memset nodes (memset_kernel_nodes) and ", copied,
+                " memcpy nodes (copy_kernel_nodes) became kernel nodes; ", copies_left, " memcpy nodes left as they are");
     }
   }
-  return surgery.unchained + filled;
+  return surgery.unchained + filled + copied;
 #else
   (void)graph;
   (void)what;

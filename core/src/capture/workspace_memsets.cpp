@@ -4,6 +4,7 @@
 // call throws, and the recorder then falls back to eager steps as for any failed capture.
 #include "workspace_memsets.hpp"
 
+#include "cuda/copy_node_kernel.hpp"
 #include "cuda/fill_node_kernel.hpp"
 #include "cuda/zero_spans_kernel.hpp"
 
@@ -266,27 +267,53 @@ int memcpy_nodes(cudaGraph_t graph) {
   return count;
 }
 
-int memsets_to_kernel_nodes(cudaGraph_t graph) {
-  if (!kernels::fill_nodes_built()) return 0;
+namespace {
+
+// Every node of `type` for which `add_kernel` adds a stand-in kernel node (returning false where
+// it cannot, leaving that node) is replaced by it, with the same edges. In topological order, a
+// node's predecessors that were replaced have their stand-ins (a destroyed node cannot take an
+// edge: run47d's first try).
+template <typename AddKernel>
+int replace_with_kernel_nodes(cudaGraph_t graph, cudaGraphNodeType type, AddKernel add_kernel) {
   Shape s = shape_of(graph);
-  // In topological order, a memset's predecessors that were memsets are replaced already: their
-  // fill nodes stand in for them (a destroyed node cannot take an edge: run47d's first try).
   std::map<cudaGraphNode_t, cudaGraphNode_t> replaced_by;
-  for (auto memset : s.order) {
-    if (!is_memset(memset)) continue;
-    cudaMemsetParams p{};
-    check(cudaGraphMemsetNodeGetParams(memset, &p), "cudaGraphMemsetNodeGetParams");
-    cudaGraphNode_t fill = nullptr;
-    check(kernels::add_fill_node(graph, p, &fill), "adding a fill kernel node");
-    for (auto predecessor : s.before[memset]) {
-      const auto fill_of = replaced_by.find(predecessor);
-      s.connect(graph, fill_of == replaced_by.end() ? predecessor : fill_of->second, fill);
+  for (auto node : s.order) {
+    if (!is_of_type(node, type)) continue;
+    cudaGraphNode_t kernel = nullptr;
+    if (!add_kernel(node, &kernel)) continue;
+    for (auto predecessor : s.before[node]) {
+      const auto stand_in = replaced_by.find(predecessor);
+      s.connect(graph, stand_in == replaced_by.end() ? predecessor : stand_in->second, kernel);
     }
-    for (auto successor : s.after[memset]) s.connect(graph, fill, successor);
-    check(cudaGraphDestroyNode(memset), "cudaGraphDestroyNode");
-    replaced_by[memset] = fill;
+    for (auto successor : s.after[node]) s.connect(graph, kernel, successor);
+    check(cudaGraphDestroyNode(node), "cudaGraphDestroyNode");
+    replaced_by[node] = kernel;
   }
   return static_cast<int>(replaced_by.size());
+}
+
+}  // namespace
+
+int memsets_to_kernel_nodes(cudaGraph_t graph) {
+  if (!kernels::fill_nodes_built()) return 0;
+  return replace_with_kernel_nodes(graph, cudaGraphNodeTypeMemset, [graph](cudaGraphNode_t memset, cudaGraphNode_t* fill) {
+    cudaMemsetParams p{};
+    check(cudaGraphMemsetNodeGetParams(memset, &p), "cudaGraphMemsetNodeGetParams");
+    check(kernels::add_fill_node(graph, p, fill), "adding a fill kernel node");
+    return true;
+  });
+}
+
+int memcpys_to_kernel_nodes(cudaGraph_t graph) {
+  if (!kernels::fill_nodes_built()) return 0;
+  return replace_with_kernel_nodes(graph, cudaGraphNodeTypeMemcpy, [graph](cudaGraphNode_t memcpy, cudaGraphNode_t* copy) {
+    cudaMemcpy3DParms p{};
+    check(cudaGraphMemcpyNodeGetParams(memcpy, &p), "cudaGraphMemcpyNodeGetParams");
+    const cudaError_t added = kernels::add_copy_node(graph, p, copy);
+    if (added == cudaErrorNotSupported) return false;  // not device to device: it stays a memcpy node
+    check(added, "adding a copy kernel node");
+    return true;
+  });
 }
 
 }  // namespace libreyolo::core::capture::cuda_support

@@ -42,7 +42,12 @@ MemsetSurgery unchain_workspace_memsets(cudaGraph_t graph, const std::vector<sdk
 // many; 0 where this build has no such kernel.
 int memsets_to_kernel_nodes(cudaGraph_t graph);
 
-// How many memcpy nodes `graph` holds (memset_kernel_nodes leaves them; the log says how many).
+// How many memcpy nodes `graph` holds (the log says how many are left).
 int memcpy_nodes(cudaGraph_t graph);
+
+// fused_kernels=copy_kernel_nodes: every device-to-device memcpy node of `graph` becomes a kernel
+// node that copies the same bytes, with the same edges (cuda/copy_node_kernel.hpp); a copy from
+// or to the host stays. Returns how many; 0 where this build has no such kernel.
+int memcpys_to_kernel_nodes(cudaGraph_t graph);
 
 }  // namespace libreyolo::core::capture::cuda_support
