@@ -135,6 +135,7 @@ void check_each_placement(Run (*run)(const std::string&), std::int64_t fewest) {
   for (const std::string names : {"batch_norm_memsets", "batch_norm_memsets_shifted", "batch_norm_memsets_merged",
                                    "batch_norm_memsets_leading",
                                    "batch_norm_memsets_leading+memset_kernel_nodes",
+                                   "batch_norm_memsets_leading+memset_kernel_nodes+copy_kernel_nodes",
                                    "batch_norm_memsets_merged+batch_norm_memsets_recording_only"}) {
     CAPTURE(names);
     const auto moved = run(names);
