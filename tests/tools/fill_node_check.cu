@@ -23,24 +23,20 @@ namespace {
 
 constexpr std::size_t kBytes = 1 << 16;
 
-bool same_as_memset(const cudaMemsetParams& p, unsigned char* buffer, std::vector<unsigned char>& want,
-                    std::vector<unsigned char>& got) {
-  using libreyolo::core::capture::kernels::add_fill_node;
-  // The expected bytes, by the driver's own memsets.
+// `buffer`'s bytes after `expected` wrote into it (the driver's own call) equal those after a
+// graph of the one node `add_node` adds ran, every other byte starting as 0xAB both times.
+template <typename Expected, typename AddNode>
+bool same_bytes(unsigned char* buffer, std::vector<unsigned char>& want, std::vector<unsigned char>& got,
+                Expected expected, AddNode add_node) {
   cudaMemset(buffer, 0xAB, kBytes);
-  const auto dst = reinterpret_cast<CUdeviceptr>(p.dst);
-  const std::size_t rows = p.height > 0 ? p.height : 1;
-  if (p.elementSize == 1) cuMemsetD2D8(dst, p.pitch, static_cast<unsigned char>(p.value), p.width, rows);
-  if (p.elementSize == 2) cuMemsetD2D16(dst, p.pitch, static_cast<unsigned short>(p.value), p.width, rows);
-  if (p.elementSize == 4) cuMemsetD2D32(dst, p.pitch, p.value, p.width, rows);
+  expected();
   cudaMemcpy(want.data(), buffer, kBytes, cudaMemcpyDeviceToHost);
-  // The fill node's, in a graph of its own.
   cudaMemset(buffer, 0xAB, kBytes);
   cudaGraph_t graph;
   cudaGraphExec_t exec;
   cudaGraphNode_t node;
   cudaGraphCreate(&graph, 0);
-  if (add_fill_node(graph, p, &node) != cudaSuccess) return false;
+  if (add_node(graph, &node) != cudaSuccess) return false;
   cudaGraphInstantiate(&exec, graph, 0);
   cudaGraphLaunch(exec, 0);
   cudaDeviceSynchronize();
@@ -50,26 +46,25 @@ bool same_as_memset(const cudaMemsetParams& p, unsigned char* buffer, std::vecto
   return cudaGetLastError() == cudaSuccess && std::memcmp(want.data(), got.data(), kBytes) == 0;
 }
 
-bool same_as_memcpy(const cudaMemcpy3DParms& p, unsigned char* source, unsigned char* buffer,
-                    std::vector<unsigned char>& want, std::vector<unsigned char>& got) {
-  using libreyolo::core::capture::kernels::add_copy_node;
-  cudaMemset(buffer, 0xAB, kBytes);
-  cudaMemcpy3D(&p);
-  cudaMemcpy(want.data(), buffer, kBytes, cudaMemcpyDeviceToHost);
-  cudaMemset(buffer, 0xAB, kBytes);
-  cudaGraph_t graph;
-  cudaGraphExec_t exec;
-  cudaGraphNode_t node;
-  cudaGraphCreate(&graph, 0);
-  if (add_copy_node(graph, p, &node) != cudaSuccess) return false;
-  cudaGraphInstantiate(&exec, graph, 0);
-  cudaGraphLaunch(exec, 0);
-  cudaDeviceSynchronize();
-  cudaMemcpy(got.data(), buffer, kBytes, cudaMemcpyDeviceToHost);
-  cudaGraphExecDestroy(exec);
-  cudaGraphDestroy(graph);
-  (void)source;
-  return cudaGetLastError() == cudaSuccess && std::memcmp(want.data(), got.data(), kBytes) == 0;
+bool same_as_memset(const cudaMemsetParams& p, unsigned char* buffer, std::vector<unsigned char>& want,
+                    std::vector<unsigned char>& got) {
+  const auto by_driver = [&p] {
+    const auto dst = reinterpret_cast<CUdeviceptr>(p.dst);
+    const std::size_t rows = p.height > 0 ? p.height : 1;
+    if (p.elementSize == 1) cuMemsetD2D8(dst, p.pitch, static_cast<unsigned char>(p.value), p.width, rows);
+    if (p.elementSize == 2) cuMemsetD2D16(dst, p.pitch, static_cast<unsigned short>(p.value), p.width, rows);
+    if (p.elementSize == 4) cuMemsetD2D32(dst, p.pitch, p.value, p.width, rows);
+  };
+  return same_bytes(buffer, want, got, by_driver, [&p](cudaGraph_t graph, cudaGraphNode_t* node) {
+    return libreyolo::core::capture::kernels::add_fill_node(graph, p, node);
+  });
+}
+
+bool same_as_memcpy(const cudaMemcpy3DParms& p, unsigned char* buffer, std::vector<unsigned char>& want,
+                    std::vector<unsigned char>& got) {
+  return same_bytes(buffer, want, got, [&p] { cudaMemcpy3D(&p); }, [&p](cudaGraph_t graph, cudaGraphNode_t* node) {
+    return libreyolo::core::capture::kernels::add_copy_node(graph, p, node);
+  });
 }
 
 // Copies between `source` (a byte pattern) and `buffer`: every pair of offsets in {0,1,2,4,8,12},
@@ -91,7 +86,7 @@ void check_copies(unsigned char* source, unsigned char* buffer, std::vector<unsi
               p.extent = make_cudaExtent(width, rows, depth);
               p.kind = cudaMemcpyDeviceToDevice;
               ++cases;
-              if (!same_as_memcpy(p, source, buffer, want, got)) {
+              if (!same_as_memcpy(p, buffer, want, got)) {
                 ++failures;
                 std::printf("copy differs: offsets %zu -> %zu, width %zu, rows %zu, depth %zu, extra %zu\n", src_offset,
                             dst_offset, width, rows, depth, extra);
