@@ -2,6 +2,7 @@
 
 #include <torch/torch.h>
 
+#include <sstream>
 #include <tuple>
 #include <utility>
 
@@ -9,6 +10,7 @@
 #include "libreyolo/sdk/batch_count.hpp"
 #include "libreyolo/sdk/batch_norm_workspaces.hpp"
 #include "libreyolo/sdk/fused_kernels.hpp"
+#include "libreyolo/sdk/user_error.hpp"
 #include "module_copy.hpp"
 
 // LibTorch 1.13 defines this member in libtorch but does not export it, while the construction
@@ -42,6 +44,19 @@ bool takes_own_workspaces(const torch::nn::BatchNormOptions& options, const torc
   return !fused_kernel_allowed("batch_norm_memsets_recording_only") || stream_is_recording(input.device());
 }
 
+// Training statistics need two values per channel or more. One value is the user's setting (a
+// batch of one image whose deepest maps are 1x1, e.g. batch=1 at imgsz=32), not a fault: say so
+// before PyTorch's own check does, which the host would report as a bug.
+void require_two_values_per_channel(const torch::Tensor& input) {
+  if (input.dim() != 4 || input.size(0) * input.size(2) * input.size(3) != 1) return;
+  std::ostringstream shape;
+  shape << input.sizes();
+  throw UserError("a BatchNorm layer got one value per channel in training (input " + shape.str() + ")",
+                  "a batch of one image at this image size leaves the network's deepest maps 1x1, and "
+                  "training statistics need at least two values",
+                  "train with batch=2 or more (per GPU), or a larger imgsz");
+}
+
 }  // namespace
 
 // torch::nn::BatchNorm2d's training forward with its counter moved through count_batch (one
@@ -49,6 +64,7 @@ bool takes_own_workspaces(const torch::nn::BatchNormOptions& options, const torc
 // running averages read the count, so those layers keep the base forward.
 torch::Tensor BatchNorm2dImpl::forward(const torch::Tensor& input) {
   if (is_training() && synchronizer_) return synchronizer_->forward(*this, input);
+  if (is_training()) require_two_values_per_channel(input);
   const bool counts = is_training() && options.track_running_stats() && num_batches_tracked.defined();
   if (!counts || !options.momentum()) return torch::nn::BatchNorm2dImpl::forward(input);
   _check_input_dim(input);
@@ -58,8 +74,6 @@ torch::Tensor BatchNorm2dImpl::forward(const torch::Tensor& input) {
   // on a step's small maps), a candidate measured in the step. Called by name: torch::batch_norm's
   // cudnn_enabled argument no longer chooses anything (PyTorch 2.11 asks the global cuDNN switch
   // alone; passing false left the step's kernels and bits unchanged on the GPU, 2026-12-06).
-  TORCH_CHECK(input.size(0) * input.size(2) * input.size(3) != 1,
-              "Expected more than 1 value per channel when training, got input size ", input.sizes());
   if (takes_own_workspaces(options, input, weight, bias, running_mean, running_var)) {
     return own_workspace_batch_norm(this, input, weight, bias, running_mean, running_var, *options.momentum(),
                                     options.eps());

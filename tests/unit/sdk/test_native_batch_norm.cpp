@@ -87,7 +87,7 @@ TEST_CASE("native BatchNorm: one value per channel in training is refused as by 
   const PolicyGuard policy(sdk::FusedKernels::when_built, "native_batch_norm");
   sdk::BatchNorm2d layer(torch::nn::BatchNorm2dOptions(4).momentum(0.03));
   layer->train();
-  CHECK_THROWS_WITH(layer(torch::randn({1, 4, 1, 1})), doctest::Contains("Expected more than 1 value per channel"));
+  CHECK_THROWS_WITH(layer(torch::randn({1, 4, 1, 1})), doctest::Contains("one value per channel in training"));
 }
 
 TEST_CASE("native BatchNorm: float16 channels-last on the GPU within float16 rounding of cuDNN's") {
