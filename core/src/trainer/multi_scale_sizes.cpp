@@ -27,6 +27,25 @@ std::vector<int> dfine_scales(int imgsz, int base_repeat) {
   return sizes;
 }
 
+// A derived list with a size under 32 means imgsz itself is too small for the rule: the user's
+// to change. A declared list with a bad size is the family's.
+void check_sizes(const sdk::MultiScale& declared, const std::vector<int>& sizes, int imgsz) {
+  for (const int size : sizes) {
+    if (size > 0 && size % 32 == 0) continue;
+    if (declared.sizes.empty()) {
+      const int smallest = declared.around == sdk::MultiScale::Around::dfine_scales ? 64 : 32;
+      throw Error("imgsz=" + std::to_string(imgsz) + " is too small for this family's multi-scale training",
+                  "its smallest scale (" + describe_multi_scale(declared) + ") comes to " + std::to_string(size) +
+                      ", and every network input must be a positive multiple of the stride 32",
+                  "use imgsz=" + std::to_string(smallest) + " or more, or multi_scale=false");
+    }
+    throw Error("the multi-scale size " + std::to_string(size) + " (imgsz " + std::to_string(imgsz) +
+                    ") is not a positive multiple of 32",
+                "every network input must be a multiple of the stride 32",
+                "fix the family's multi_scale_sizes (a plugin's recipe), or train with multi_scale=false");
+  }
+}
+
 }  // namespace
 
 std::vector<int> multi_scale_sizes(const sdk::MultiScale& declared, int imgsz) {
@@ -36,14 +55,7 @@ std::vector<int> multi_scale_sizes(const sdk::MultiScale& declared, int imgsz) {
                 ? dfine_scales(imgsz, std::max(1, declared.base_repeat))
                 : yolo_range(imgsz);
   }
-  for (const int size : sizes) {
-    if (size <= 0 || size % 32 != 0) {
-      throw Error("the multi-scale size " + std::to_string(size) + " (imgsz " + std::to_string(imgsz) +
-                      ") is not a positive multiple of 32",
-                  "every network input must be a multiple of the stride 32",
-                  "use an imgsz that is a multiple of 32, or fix the family's multi_scale_sizes");
-    }
-  }
+  check_sizes(declared, sizes, imgsz);
   return sizes;
 }
 

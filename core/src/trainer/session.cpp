@@ -173,7 +173,8 @@ void load_data(Session& s, const TrainRequest& request) {
 void prepare_augmentation(Session& s) {
   s.augmentation = plan_augmentation(s.recipe, s.config.imgsz, augment_overrides(s.config));
   s.multi_scale = s.config.multi_scale;
-  s.multi_scale_sizes = multi_scale_sizes(s.recipe.multi_scale_sizes, s.config.imgsz);
+  // Only a run that draws sizes needs them (a D-FINE run at imgsz=32 with multi_scale=false has none to check).
+  if (s.config.multi_scale) s.multi_scale_sizes = multi_scale_sizes(s.recipe.multi_scale_sizes, s.config.imgsz);
   s.multi_scale_resize = s.recipe.multi_scale_sizes.resize;
 }
 

@@ -28,3 +28,16 @@ TEST_CASE("multi-scale sizes: the YOLO range, and a declared list taken as is bu
   declared.sizes = {320, 650};
   CHECK_THROWS_AS(multi_scale_sizes(declared, 640), libreyolo::core::Error);
 }
+
+TEST_CASE("multi-scale sizes: an imgsz too small for the rule is the user's to change, named with the way out") {
+  MultiScale dfine;
+  dfine.around = MultiScale::Around::dfine_scales;
+  // floor(32 * 0.75 / 32) * 32 = 0: D-FINE's low end vanishes below imgsz 64.
+  CHECK_THROWS_WITH(multi_scale_sizes(dfine, 32),
+                    doctest::Contains("imgsz=32 is too small for this family's multi-scale training"));
+  CHECK_THROWS_WITH(multi_scale_sizes(dfine, 32), doctest::Contains("use imgsz=64 or more, or multi_scale=false"));
+  CHECK(multi_scale_sizes(dfine, 64) == std::vector<int>{32, 64, 64, 64, 64});
+  MultiScale declared;
+  declared.sizes = {320, 0};
+  CHECK_THROWS_WITH(multi_scale_sizes(declared, 640), doctest::Contains("fix the family's multi_scale_sizes"));
+}
