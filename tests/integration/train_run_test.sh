@@ -163,6 +163,14 @@ for bad in "freeze=5:asks for the first 5 freeze groups, but examplen has 2" "fr
 done
 echo "ok: freeze=5, freeze=2 and freeze=bakbone are refused with the groups listed"
 
+# 1b. Without project=, in a folder where nothing exists yet: val's default runs/val/exp is
+# created in the working folder (a relative path none of whose parts exist once read as read-only).
+mkdir -p "$work/fresh"
+(cd "$work/fresh" && "$host" val model="$run/weights/best.pt" data=$data imgsz=160 batch=8 workers=2 device=cpu plots=false > val.log 2>&1) ||
+  { cat "$work/fresh/val.log"; fail "val without project= in a fresh folder"; }
+[ -s "$work/fresh/runs/val/exp/predictions.json" ] || { cat "$work/fresh/val.log"; fail "no runs/val/exp/predictions.json in the working folder"; }
+echo "ok: val without project= writes runs/val/exp in a fresh working folder"
+
 # 2. A second run with the same name goes to straight2. It also asks for CUDA graphs, which a
 # CPU run cannot use: one log line, then eager training.
 "$host" train "${common[@]}" epochs=1 name=straight cuda_graph=true save_plots=false > second.log 2>&1 || fail "second run"
