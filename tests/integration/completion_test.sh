@@ -15,7 +15,7 @@ complete_words() {  # the completions bash would offer for the words given
 }
 [ "$(complete_words tr)" = "train" ] || fail "'tr' did not complete to train: $(complete_words tr)"
 [ "$(complete_words train epo)" = "epochs=" ] || fail "'train epo' gave: $(complete_words train epo)"
-[ "$(complete_words train optimizer=a)" = "optimizer=adamw" ] || fail "'optimizer=a' gave: $(complete_words train optimizer=a)"
+[ "$(complete_words train optimizer=a)" = "optimizer=adam optimizer=adamw" ] || fail "'optimizer=a' gave: $(complete_words train optimizer=a)"
 [ "$(complete_words val exist_ok=t)" = "exist_ok=true" ] || fail "'val exist_ok=t' gave: $(complete_words val exist_ok=t)"
 [ -z "$(complete_words train no_such_option)" ] || fail "an unknown option completed"
 echo "ok: bash completion completes commands, options and their values"

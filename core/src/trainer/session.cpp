@@ -17,11 +17,10 @@
 #include "libreyolo/core/trainer/multi_scale_sizes.hpp"
 #include "libreyolo/core/error.hpp"
 #include "libreyolo/core/log/log.hpp"
-#include "libreyolo/core/optim/adamw.hpp"
 #include "libreyolo/core/optim/grad_utils.hpp"
+#include "libreyolo/core/optim/optimizer_choice.hpp"
 #include "libreyolo/core/optim/param_group_rules.hpp"
 #include "libreyolo/core/optim/param_groups.hpp"
-#include "libreyolo/core/optim/sgd.hpp"
 #include "libreyolo/core/optim/unique_parameters.hpp"
 #include "libreyolo/core/profiler/flop_count.hpp"
 #include "libreyolo/core/distributed/replica_state.hpp"
@@ -107,15 +106,7 @@ std::unique_ptr<optim::Optimizer> make_optimizer(const config::TrainConfig& c, c
   for (const auto& warning : split.warnings) log::warn(warning);
   for (const auto& name : split.ungrouped) log::warn("parameter ", name, " is in no optimizer group and will not train");
   if (!recipe.param_groups.empty()) log_param_groups(split.groups);
-  if (c.optimizer == "adamw") {
-    optim::AdamWOptions options;
-    options.beta1 = c.momentum;
-    return std::make_unique<optim::AdamW>(std::move(split.groups), options);
-  }
-  optim::SgdOptions options;
-  options.momentum = c.momentum;
-  options.nesterov = c.nesterov;
-  return std::make_unique<optim::Sgd>(std::move(split.groups), options);
+  return optim::make_named_optimizer(c.optimizer, std::move(split.groups), c.momentum, c.nesterov);
 }
 
 // float16: PyTorch GradScaler semantics. Otherwise the same mechanism with scale 1 guards

@@ -10,6 +10,7 @@
 #include "libreyolo/core/checkpoint/state_dict.hpp"
 #include "libreyolo/core/error.hpp"
 #include "libreyolo/core/log/log.hpp"
+#include "libreyolo/core/optim/optimizer_choice.hpp"
 #include "libreyolo/core/optim/unique_parameters.hpp"
 
 namespace libreyolo::core::trainer {
@@ -42,7 +43,7 @@ std::vector<std::string> optimizer_parameter_names(const optim::Optimizer& optim
 
 checkpoint::OptimizerState optimizer_state(const Session& s) {
   checkpoint::OptimizerState state;
-  state.name = s.config.optimizer == "adamw" ? "AdamW" : "SGD";
+  state.name = optim::optimizer_class_name(s.config.optimizer);
   state.step = s.progress.global_step;
   const auto names = optimizer_parameter_names(*s.optimizer, *s.model);
   for (const auto& [key, tensor] : s.optimizer->state()) {
@@ -58,7 +59,7 @@ checkpoint::OptimizerState optimizer_state(const Session& s) {
 }
 
 optim::NamedTensors optimizer_buffers(const Session& s, const checkpoint::OptimizerState& saved) {
-  const auto expected = s.config.optimizer == "adamw" ? "AdamW" : "SGD";
+  const auto expected = optim::optimizer_class_name(s.config.optimizer);
   if (saved.name != expected) {
     throw Error("cannot resume: last.pt holds " + saved.name + " state but this run uses " + expected,
                 "optimizer= differs from the run being resumed", "resume with the original optimizer=");

@@ -5,6 +5,7 @@
 
 #include "libreyolo/core/error.hpp"
 #include "libreyolo/core/optim/adamw.hpp"
+#include "libreyolo/core/optim/optimizer_choice.hpp"
 #include "libreyolo/core/optim/sgd.hpp"
 
 namespace optim = libreyolo::core::optim;
@@ -151,6 +152,39 @@ TEST_CASE("AdamW with decoupled_weight_decay=false matches torch::optim::Adam") 
       torch_groups(reference, torch::optim::AdamOptions(0.01).betas({0.9, 0.999}), 0.05),
       torch::optim::AdamOptions(0.01));
   CHECK(run_both<torch::optim::AdamOptions>(ours, mine, theirs, reference, torch::kCPU) < 1e-6);
+}
+
+TEST_CASE("optimizer= names: adam is torch.optim.Adam, adamw AdamW, sgd SGD (momentum as beta1 or momentum)") {
+  CHECK(optim::optimizer_class_name("sgd") == "SGD");
+  CHECK(optim::optimizer_class_name("adam") == "Adam");
+  CHECK(optim::optimizer_class_name("adamw") == "AdamW");
+  CHECK_THROWS_AS(optim::optimizer_class_name("rmsprop"), std::invalid_argument);
+  CHECK_THROWS_AS(optim::make_named_optimizer("rmsprop", {}, 0.9, false), std::invalid_argument);
+  {
+    auto mine = make_params(torch::kCPU);
+    auto reference = copy_of(mine);
+    auto ours = optim::make_named_optimizer("adam", our_groups(mine, 0.05), 0.8, /*nesterov=*/false);
+    torch::optim::Adam theirs(torch_groups(reference, torch::optim::AdamOptions(0.01).betas({0.8, 0.999}), 0.05),
+                              torch::optim::AdamOptions(0.01));
+    CHECK(run_both<torch::optim::AdamOptions>(*ours, mine, theirs, reference, torch::kCPU) < 1e-6);
+  }
+  {
+    auto mine = make_params(torch::kCPU);
+    auto reference = copy_of(mine);
+    auto ours = optim::make_named_optimizer("adamw", our_groups(mine, 0.05), 0.8, /*nesterov=*/false);
+    torch::optim::AdamW theirs(torch_groups(reference, torch::optim::AdamWOptions(0.01).betas({0.8, 0.999}), 0.05),
+                               torch::optim::AdamWOptions(0.01));
+    CHECK(run_both<torch::optim::AdamWOptions>(*ours, mine, theirs, reference, torch::kCPU) < 1e-6);
+  }
+  {
+    auto mine = make_params(torch::kCPU);
+    auto reference = copy_of(mine);
+    auto ours = optim::make_named_optimizer("sgd", our_groups(mine, 0.05), 0.9, /*nesterov=*/true);
+    torch::optim::SGD theirs(
+        torch_groups(reference, torch::optim::SGDOptions(0.01).momentum(0.9).nesterov(true), 0.05),
+        torch::optim::SGDOptions(0.01));
+    CHECK(run_both<torch::optim::SGDOptions>(*ours, mine, theirs, reference, torch::kCPU) < 1e-6);
+  }
 }
 
 TEST_CASE("set_lr applies each group's lr multiplier") {
