@@ -28,11 +28,15 @@ std::string format_duration(double seconds) {
   return buffer;
 }
 
+std::string format_images_per_second(double images_per_second) {
+  return printf_text(images_per_second < 10 ? "%.1f img/s" : "%.0f img/s", images_per_second);
+}
+
 std::string progress_line(const ProgressFields& f, std::size_t width) {
   std::vector<std::string> parts = {
       "epoch " + std::to_string(f.epoch + 1) + "/" + std::to_string(f.epochs),
       std::to_string(f.step) + "/" + std::to_string(f.steps),
-      printf_text("%.0f img/s", f.images_per_second),
+      format_images_per_second(f.images_per_second),
       "ETA " + format_duration(f.epoch_eta_seconds) + " (run " + format_duration(f.run_eta_seconds) + ")",
   };
   if (f.gpu_memory_gb >= 0) parts.push_back(printf_text("%.1fG", f.gpu_memory_gb));

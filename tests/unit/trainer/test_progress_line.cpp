@@ -48,3 +48,11 @@ TEST_CASE("progress line: no GPU memory on the CPU") {
   f.losses.clear();
   CHECK(progress_line(f, 200) == " epoch 3/100  12/64  611 img/s  ETA 0:05 (run 1:02:03)");
 }
+
+TEST_CASE("images a second: whole above 10, one decimal below (a CPU's 0.8 is not a stall)") {
+  using libreyolo::core::trainer::format_images_per_second;
+  CHECK(format_images_per_second(611.4) == "611 img/s");
+  CHECK(format_images_per_second(0.84) == "0.8 img/s");
+  CHECK(format_images_per_second(9.94) == "9.9 img/s");
+  CHECK(format_images_per_second(0) == "0.0 img/s");
+}

@@ -3,6 +3,7 @@
 
 #include "hooks.hpp"
 #include "libreyolo/core/log/log.hpp"
+#include "libreyolo/core/trainer/progress_display.hpp"
 #include "libreyolo/core/trainer/results_log.hpp"
 #include "libreyolo/core/trainer/resume_target.hpp"
 
@@ -29,7 +30,7 @@ class ResultsHook : public TrainHook {
     std::string summary;
     for (const auto& [name, value] : record.train_losses) summary += " " + name + " " + std::to_string(value);
     log::info("epoch ", record.epoch, "/", loop.session.config.epochs, ":", summary, ", ",
-              static_cast<long>(record.images_per_second), " img/s",
+              format_images_per_second(record.images_per_second),
               record.validated ? ", mAP50 " + std::to_string(std::max(0.0, record.stats.ap50())) + " mAP50-95 " +
                                      std::to_string(std::max(0.0, record.stats.ap()))
                                : std::string());

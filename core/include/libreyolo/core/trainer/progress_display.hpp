@@ -54,6 +54,10 @@ class ProgressDisplay {
 // "1:23" / "12:03:45".
 std::string format_duration(double seconds);
 
+// "611 img/s", or one decimal below 10 ("0.8 img/s": a CPU at 640 px trains about one image a
+// second, and "0" would read as a stall).
+std::string format_images_per_second(double images_per_second);
+
 // Columns of the terminal on stderr ($COLUMNS, else 80, when it cannot be asked).
 std::size_t terminal_width();
 
