@@ -357,9 +357,27 @@ int bench_comparison(const Args& args, const ComparisonNames& names, Comparison 
 // One process, or one rank of a launcher's run (rank 0 reports: every rank's images count, since
 // each trains as many as rank 0), or, with device=0,1 and no launcher, the launcher of one
 // `bench train` worker per GPU (docs/multi-gpu.md).
+// bench train times a few epochs, not the family's whole schedule (YOLOv9's recipe trains 300),
+// unless epochs= comes from the command line or a cfg file.
+constexpr int kBenchTrainEpochs = 3;
+
+core::trainer::TrainRequest bench_train_request(const ModelRun& run) {
+  auto config = core::config::make_train_config(run.options);
+  const auto source = run.options.at("epochs").source;
+  const bool chosen = source == core::config::OptionSource::command_line || source == core::config::OptionSource::cfg_file;
+  if (!chosen && config.epochs != kBenchTrainEpochs) {
+    core::log::info("bench train: ", kBenchTrainEpochs, " epochs (the ", core::config::to_string(source), " says ",
+                    config.epochs, ", a whole training run); pass epochs= for another count");
+    config.epochs = kBenchTrainEpochs;
+  }
+  auto request = make_train_request(run, std::move(config));
+  if (!chosen) request.sources.set("epochs", core::config::OptionSource::global_default);
+  return request;
+}
+
 int bench_train(const Args& args) {
   const auto run = resolve_model_run("bench train", args, core::config::bench_options());
-  auto request = make_train_request(run);
+  auto request = bench_train_request(run);
   take_rank_environment(request);
   if (becomes_launcher(request)) return spawn_workers(request, {"bench", "train"}, args);
   const auto result = core::trainer::benchmark_train(request);
