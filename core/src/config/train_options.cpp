@@ -198,13 +198,15 @@ OptionTable train_options() {
   for (const auto& option : train_option_list()) table.add(option.spec);
   // LibreYOLO's CLI names (cli/aliases.py: mosaic, mixup; train.py: save_plots; D-FINE's
   // clip_max_norm), then ours. `scale` is not LibreYOLO's (it has none); Ultralytics' scale is a
-  // gain, not a range, and is refused as such (docs/cli.md).
+  // gain, not a range, and is refused as such (docs/cli.md). `close_mosaic` is Ultralytics' name for
+  // the same final epochs without mosaic and mixup.
   table.add_alias("mosaic", "mosaic_prob")
       .add_alias("mixup", "mixup_prob")
       .add_alias("save_plots", "plots")
       .add_alias("clip_max_norm", "clip_grad")
       .add_alias("scale", "mosaic_scale")
-      .add_alias("lr", "lr0");
+      .add_alias("lr", "lr0")
+      .add_alias("close_mosaic", "no_aug_epochs");
   return table;
 }
 

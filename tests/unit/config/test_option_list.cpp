@@ -64,6 +64,7 @@ TEST_CASE("option list: the train table is the list, in order, with the same spe
   }
   CHECK(table.find("lr")->name == "lr0");
   CHECK(table.find("scale")->name == "mosaic_scale");
+  CHECK(table.find("close_mosaic")->name == "no_aug_epochs");
 }
 
 TEST_CASE("option list: bench and profile run are train plus their own, val shares train's common options") {
