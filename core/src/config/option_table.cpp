@@ -39,7 +39,8 @@ const OptionSpec& OptionTable::require(const std::string& name, const std::strin
   for (const auto& alias : aliases_) names.push_back(alias.first);
   const auto suggestion = closest_match(normalize(name), names);
   throw Error("unknown option '" + name + "' in " + origin,
-              suggestion ? "did you mean '" + *suggestion + "'?" : "no option has a similar name",
+              // The question first (what users read), then a plain clause for the full stop that follows.
+              suggestion ? "did you mean '" + *suggestion + "'? (no option has that name)" : "no option has a similar name",
               "run 'libreyolo-host help <command>' to list the valid options");
 }
 
