@@ -154,37 +154,28 @@ TEST_CASE("AdamW with decoupled_weight_decay=false matches torch::optim::Adam") 
   CHECK(run_both<torch::optim::AdamOptions>(ours, mine, theirs, reference, torch::kCPU) < 1e-6);
 }
 
+// make_named_optimizer(name, ...) against torch's own optimizer given the same options.
+template <typename TorchOptimizer, typename TorchOptions>
+double named_against_torch(const std::string& name, double momentum, bool nesterov, const TorchOptions& options) {
+  auto mine = make_params(torch::kCPU);
+  auto reference = copy_of(mine);
+  auto ours = optim::make_named_optimizer(name, our_groups(mine, 0.05), momentum, nesterov);
+  TorchOptimizer theirs(torch_groups(reference, options, 0.05), options);
+  return run_both<TorchOptions>(*ours, mine, theirs, reference, torch::kCPU);
+}
+
 TEST_CASE("optimizer= names: adam is torch.optim.Adam, adamw AdamW, sgd SGD (momentum as beta1 or momentum)") {
   CHECK(optim::optimizer_class_name("sgd") == "SGD");
   CHECK(optim::optimizer_class_name("adam") == "Adam");
   CHECK(optim::optimizer_class_name("adamw") == "AdamW");
   CHECK_THROWS_AS(optim::optimizer_class_name("rmsprop"), std::invalid_argument);
   CHECK_THROWS_AS(optim::make_named_optimizer("rmsprop", {}, 0.9, false), std::invalid_argument);
-  {
-    auto mine = make_params(torch::kCPU);
-    auto reference = copy_of(mine);
-    auto ours = optim::make_named_optimizer("adam", our_groups(mine, 0.05), 0.8, /*nesterov=*/false);
-    torch::optim::Adam theirs(torch_groups(reference, torch::optim::AdamOptions(0.01).betas({0.8, 0.999}), 0.05),
-                              torch::optim::AdamOptions(0.01));
-    CHECK(run_both<torch::optim::AdamOptions>(*ours, mine, theirs, reference, torch::kCPU) < 1e-6);
-  }
-  {
-    auto mine = make_params(torch::kCPU);
-    auto reference = copy_of(mine);
-    auto ours = optim::make_named_optimizer("adamw", our_groups(mine, 0.05), 0.8, /*nesterov=*/false);
-    torch::optim::AdamW theirs(torch_groups(reference, torch::optim::AdamWOptions(0.01).betas({0.8, 0.999}), 0.05),
-                               torch::optim::AdamWOptions(0.01));
-    CHECK(run_both<torch::optim::AdamWOptions>(*ours, mine, theirs, reference, torch::kCPU) < 1e-6);
-  }
-  {
-    auto mine = make_params(torch::kCPU);
-    auto reference = copy_of(mine);
-    auto ours = optim::make_named_optimizer("sgd", our_groups(mine, 0.05), 0.9, /*nesterov=*/true);
-    torch::optim::SGD theirs(
-        torch_groups(reference, torch::optim::SGDOptions(0.01).momentum(0.9).nesterov(true), 0.05),
-        torch::optim::SGDOptions(0.01));
-    CHECK(run_both<torch::optim::SGDOptions>(*ours, mine, theirs, reference, torch::kCPU) < 1e-6);
-  }
+  CHECK(named_against_torch<torch::optim::Adam>("adam", 0.8, false, torch::optim::AdamOptions(0.01).betas({0.8, 0.999})) <
+        1e-6);
+  CHECK(named_against_torch<torch::optim::AdamW>("adamw", 0.8, false,
+                                                 torch::optim::AdamWOptions(0.01).betas({0.8, 0.999})) < 1e-6);
+  CHECK(named_against_torch<torch::optim::SGD>("sgd", 0.9, true,
+                                               torch::optim::SGDOptions(0.01).momentum(0.9).nesterov(true)) < 1e-6);
 }
 
 TEST_CASE("set_lr applies each group's lr multiplier") {
