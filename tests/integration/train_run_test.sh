@@ -220,6 +220,14 @@ if "$host" train resume=true project=$work/runs epochs=9 > latest.log 2>&1; then
 grep -q "cannot resume $work/runs/part with different options: epochs=9" latest.log ||
   { cat latest.log; fail "resume=true did not pick the latest run"; }
 echo "ok: resume=true without name= picks the latest run of project="
+# The part run has now trained both its epochs: resuming it again says there is nothing to resume
+# and how to train longer, and leaves its weights as they were.
+before=$(cksum < "$work/runs/part/weights/last.pt")
+"$host" train resume=$work/runs/part/weights/last.pt > finished.log 2>&1 || { cat finished.log; fail "resume of a finished run"; }
+grep -q "already trained all its 2 epochs: nothing to resume. To train longer, start a new run from its weights: model=$work/runs/part/weights/last.pt" finished.log ||
+  { cat finished.log; fail "resuming a finished run did not say so"; }
+[ "$(cksum < "$work/runs/part/weights/last.pt")" = "$before" ] || fail "resuming a finished run changed last.pt"
+echo "ok: resuming a finished run says there is nothing to resume"
 
 # 4. Divergence: a test family whose loss turns NaN after two steps. Each such step is
 # skipped with a warning; several in a row stop the run with a clear message.

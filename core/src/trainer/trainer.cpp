@@ -89,7 +89,13 @@ void begin_run(Session& s, const TrainRequest& request) {
   }
   if (resume_from) {
     restore_training_state(s, *resume_from);
-    log::info("resuming ", s.run.root.string(), " after epoch ", s.progress.start_epoch);
+    if (s.progress.start_epoch >= s.config.epochs) {  // Ultralytics refuses this; here it is a no-op that says so
+      log::info(s.run.root.string(), " already trained all its ", s.config.epochs,
+                " epochs: nothing to resume. To train longer, start a new run from its weights: model=",
+                (s.run.weights / "last.pt").string(), " epochs=N");
+    } else {
+      log::info("resuming ", s.run.root.string(), " after epoch ", s.progress.start_epoch);
+    }
     // What this run inherits on disk, so its end reports it even when no new save succeeds.
     s.saved.saved(s.run.weights / "last.pt", s.progress.start_epoch);
     if (s.progress.best_epoch >= 0 && std::filesystem::is_regular_file(s.run.weights / "best.pt")) {
