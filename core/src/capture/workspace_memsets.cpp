@@ -4,6 +4,7 @@
 // call throws, and the recorder then falls back to eager steps as for any failed capture.
 #include "workspace_memsets.hpp"
 
+#include "graph_rewiring.hpp"
 #include "cuda/copy_node_kernel.hpp"
 #include "cuda/fill_node_kernel.hpp"
 #include "cuda/zero_spans_kernel.hpp"
@@ -69,43 +70,20 @@ void remove_edge(cudaGraph_t graph, cudaGraphNode_t from, cudaGraphNode_t to) {
 #endif
 }
 
-// The graph as recorded: adjacency lists and one topological order of its nodes; and its edges
-// as they are now (the CUDA calls refuse an edge twice).
-struct Shape {
-  std::map<cudaGraphNode_t, Nodes> before, after;
-  Nodes order;
-  std::set<std::pair<cudaGraphNode_t, cudaGraphNode_t>> edges;
-
-  void connect(cudaGraph_t graph, cudaGraphNode_t from, cudaGraphNode_t to) {
-    if (edges.insert({from, to}).second) add_edge(graph, from, to);
-  }
-  void disconnect(cudaGraph_t graph, cudaGraphNode_t from, cudaGraphNode_t to) {
-    if (edges.erase({from, to}) > 0) remove_edge(graph, from, to);
-  }
+// The recorded graph as graph_rewiring.hpp's edits see it.
+struct CudaGraph {
+  using Node = cudaGraphNode_t;
+  cudaGraph_t graph;
+  void add_edge(Node from, Node to) { cuda_support::add_edge(graph, from, to); }
+  void remove_edge(Node from, Node to) { cuda_support::remove_edge(graph, from, to); }
+  void destroy(Node node) { check(cudaGraphDestroyNode(node), "cudaGraphDestroyNode"); }
 };
 
+using Shape = GraphShape<cudaGraphNode_t>;
+
 Shape shape_of(cudaGraph_t graph) {
-  Shape s;
-  const auto nodes = all_nodes(graph);
   const auto [from, to] = all_edges(graph);
-  std::map<cudaGraphNode_t, int> waiting;
-  for (auto node : nodes) waiting[node] = 0;
-  for (std::size_t i = 0; i < from.size(); ++i) {
-    s.after[from[i]].push_back(to[i]);
-    s.before[to[i]].push_back(from[i]);
-    s.edges.insert({from[i], to[i]});
-    ++waiting[to[i]];
-  }
-  for (auto node : nodes) {
-    if (waiting[node] == 0) s.order.push_back(node);
-  }
-  for (std::size_t next = 0; next < s.order.size(); ++next) {
-    for (auto successor : s.after[s.order[next]]) {
-      if (--waiting[successor] == 0) s.order.push_back(successor);
-    }
-  }
-  TORCH_CHECK(s.order.size() == nodes.size(), "cuda_graph: the recorded step graph is not acyclic");
-  return s;
+  return Shape::of(all_nodes(graph), from, to);
 }
 
 // The workspace a memset node clears wholly, with value 0, when exactly one call claimed it.
@@ -137,15 +115,11 @@ bool merges(MemsetPlacement placement) {
 
 // What waited for `memset` now also waits for what it waited for, and it waits for nothing;
 // returns what it waited for.
-Nodes unchain(cudaGraph_t graph, Shape& s, cudaGraphNode_t memset) {
-  const auto found = s.before.find(memset);
-  const Nodes waited_for = found == s.before.end() ? Nodes{} : found->second;
-  const auto next = s.after.find(memset);
+Nodes unchain(CudaGraph& g, Shape& s, cudaGraphNode_t memset) {
+  const Nodes waited_for = s.predecessors(memset);
   for (auto p : waited_for) {
-    if (next != s.after.end()) {
-      for (auto successor : next->second) s.connect(graph, p, successor);
-    }
-    s.disconnect(graph, p, memset);
+    for (auto successor : s.successors(memset)) s.connect(g, p, successor);
+    s.disconnect(g, p, memset);
   }
   return waited_for;
 }
@@ -186,6 +160,7 @@ Nodes current_roots(const Shape& s, const std::set<cudaGraphNode_t>& aside) {
 // the memset nodes go. `leading`: the kernel nodes go ahead of every root instead of one edge to
 // each successor (every node is reachable from a root, so the order holds). Returns the nodes added.
 int replace_by_kernel_nodes(cudaGraph_t graph, Shape& s, const Merge& merge, bool leading) {
+  CudaGraph g{graph};
   const auto per_node = static_cast<std::size_t>(kernels::zero_spans_per_node());
   std::set<cudaGraphNode_t> aside(merge.memsets.begin(), merge.memsets.end());
   Nodes added;
@@ -197,16 +172,15 @@ int replace_by_kernel_nodes(cudaGraph_t graph, Shape& s, const Merge& merge, boo
     added.push_back(node);
     aside.insert(node);
     for (std::size_t i = first; i < first + count; ++i) {
-      const auto next = s.after.find(merge.memsets[i]);
-      if (next != s.after.end() && !leading) {
-        for (auto successor : next->second) s.connect(graph, node, successor);
+      if (!leading) {
+        for (auto successor : s.successors(merge.memsets[i])) s.connect(g, node, successor);
       }
-      check(cudaGraphDestroyNode(merge.memsets[i]), "cudaGraphDestroyNode");
+      g.destroy(merge.memsets[i]);
     }
   }
   if (leading && !added.empty()) {
     for (auto root : current_roots(s, aside)) {
-      for (auto node : added) s.connect(graph, node, root);
+      for (auto node : added) s.connect(g, node, root);
     }
   }
   return static_cast<int>(added.size());
@@ -239,6 +213,7 @@ MemsetSurgery unchain_workspace_memsets(cudaGraph_t graph, const std::vector<sdk
                                         MemsetPlacement placement) {
   MemsetSurgery surgery;
   Shape s = shape_of(graph);
+  CudaGraph g{graph};
   if (merges(placement) && kernels::zero_spans_per_node() == 0) {
     placement = MemsetPlacement::at_start;  // this build has no such kernel
     surgery.no_merge_kernel = true;
@@ -247,9 +222,9 @@ MemsetSurgery unchain_workspace_memsets(cudaGraph_t graph, const std::vector<sdk
   Merge merge;
   Nodes previous_waited_for;
   for (auto memset : qualifying_memsets(s, workspaces, surgery)) {
-    const Nodes waited_for = unchain(graph, s, memset);
+    const Nodes waited_for = unchain(g, s, memset);
     if (placement == MemsetPlacement::one_call_early) {
-      for (auto p : previous_waited_for) s.connect(graph, p, memset);
+      for (auto p : previous_waited_for) s.connect(g, p, memset);
     }
     if (merging) add_to_merge(merge, memset);
     previous_waited_for = waited_for;
@@ -270,26 +245,14 @@ int memcpy_nodes(cudaGraph_t graph) {
 namespace {
 
 // Every node of `type` for which `add_kernel` adds a stand-in kernel node (returning false where
-// it cannot, leaving that node) is replaced by it, with the same edges. In topological order, a
-// node's predecessors that were replaced have their stand-ins (a destroyed node cannot take an
-// edge: run47d's first try).
+// it cannot, leaving that node) is replaced by it, with the same edges (graph_rewiring.hpp).
 template <typename AddKernel>
 int replace_with_kernel_nodes(cudaGraph_t graph, cudaGraphNodeType type, AddKernel add_kernel) {
   Shape s = shape_of(graph);
-  std::map<cudaGraphNode_t, cudaGraphNode_t> replaced_by;
-  for (auto node : s.order) {
-    if (!is_of_type(node, type)) continue;
-    cudaGraphNode_t kernel = nullptr;
-    if (!add_kernel(node, &kernel)) continue;
-    for (auto predecessor : s.before[node]) {
-      const auto stand_in = replaced_by.find(predecessor);
-      s.connect(graph, stand_in == replaced_by.end() ? predecessor : stand_in->second, kernel);
-    }
-    for (auto successor : s.after[node]) s.connect(graph, kernel, successor);
-    check(cudaGraphDestroyNode(node), "cudaGraphDestroyNode");
-    replaced_by[node] = kernel;
-  }
-  return static_cast<int>(replaced_by.size());
+  CudaGraph g{graph};
+  return replace_with_stand_ins(g, s, [&](cudaGraphNode_t node, cudaGraphNode_t* kernel) {
+    return is_of_type(node, type) && add_kernel(node, kernel);
+  });
 }
 
 }  // namespace
