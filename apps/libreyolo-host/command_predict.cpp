@@ -17,6 +17,7 @@
 #include "libreyolo/core/draw/annotate.hpp"
 #include "libreyolo/core/draw/box_style.hpp"
 #include "libreyolo/core/draw/image_encode.hpp"
+#include "libreyolo/core/config/train_config.hpp"
 #include "libreyolo/core/error.hpp"
 #include "libreyolo/core/log/log.hpp"
 #include "libreyolo/core/predict/class_filter.hpp"
@@ -47,16 +48,6 @@ std::vector<std::string> class_names(const core::checkpoint::Metadata& metadata)
   return names;
 }
 
-void check_number_between(const core::config::ResolvedOptions& o, const std::string& key, double low, double high) {
-  const double value = o.get_double(key);
-  if (!(value >= low && value <= high)) {
-    throw core::Error(key + "=" + core::config::format_option_value(o.at(key).value) + " is out of range",
-                      "it is a fraction: from " + core::config::format_option_value(low) + " to " +
-                          core::config::format_option_value(high),
-                      "pass e.g. " + key + "=" + (key == "conf" ? "0.25" : "0.45"));
-  }
-}
-
 // Weights saved at one input size predict at another only if the user asks (imgsz=), as in val.
 int checked_imgsz(const core::config::ResolvedOptions& o, const core::checkpoint::Metadata& metadata) {
   const bool asked = o.at("imgsz").source == core::config::OptionSource::command_line;
@@ -71,12 +62,7 @@ int checked_imgsz(const core::config::ResolvedOptions& o, const core::checkpoint
 
 core::predict::PredictorSettings predictor_settings(const core::config::ResolvedOptions& o, int imgsz,
                                                     std::vector<int> classes) {
-  check_number_between(o, "conf", 0.0, 1.0);
-  check_number_between(o, "iou", 0.0, 1.0);
-  if (o.get_int("max_det") < 1) {
-    throw core::Error("max_det=" + std::to_string(o.get_int("max_det")) + " keeps no detection",
-                      "it must be at least 1", "pass e.g. max_det=300");
-  }
+  core::config::check_nms_options(o);
   core::predict::PredictorSettings s;
   s.imgsz = imgsz;
   s.device = o.get_text("device");

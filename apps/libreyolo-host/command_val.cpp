@@ -22,6 +22,7 @@
 #include "libreyolo/core/device/cuda_info.hpp"
 #include "libreyolo/core/device/device_choice.hpp"
 #include "libreyolo/core/draw/annotate.hpp"
+#include "libreyolo/core/config/train_config.hpp"
 #include "libreyolo/core/error.hpp"
 #include "libreyolo/core/eval/coco_dataset_ids.hpp"
 #include "libreyolo/core/eval/confusion_matrix.hpp"
@@ -107,6 +108,8 @@ int run_val(const Args& args) {
   }
   const auto& o = run.options;
   check_task(o);
+  core::config::check_shared_train_options(o);  // imgsz, batch, workers, ... as train checks them
+  core::config::check_nms_options(o);
   const auto device = core::device::choose_device(o.get_text("device"));
   const auto& file = run.weights->file;
   const auto& saved = *run.weights->checkpoint;

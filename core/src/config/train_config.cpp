@@ -54,6 +54,33 @@ void check_train_config(const TrainConfig& c) {
   }
 }
 
+void check_shared_train_options(const ResolvedOptions& options) {
+  for (const auto& [name, resolved] : options.entries()) {
+    const auto* option = config::find_train_option(name);
+    if (option && option->check && resolved.is_set) option->check(name, resolved.value);
+  }
+}
+
+namespace {
+
+void check_fraction(const ResolvedOptions& options, const std::string& key) {
+  const double value = options.get_double(key);
+  if (value >= 0.0 && value <= 1.0) return;
+  throw Error(key + "=" + format_option_value(options.at(key).value) + " is out of range",
+              "it is a fraction: from 0 to 1", "pass e.g. " + key + "=" + (key == "conf" ? "0.25" : "0.45"));
+}
+
+}  // namespace
+
+void check_nms_options(const ResolvedOptions& options) {
+  check_fraction(options, "conf");
+  check_fraction(options, "iou");
+  if (options.get_int("max_det") < 1) {
+    throw Error("max_det=" + std::to_string(options.get_int("max_det")) + " keeps no detection", "it must be at least 1",
+                "pass e.g. max_det=300");
+  }
+}
+
 TrainConfig make_train_config(const ResolvedOptions& options) {
   auto c = unchecked_train_config(options);
   check_train_config(c);

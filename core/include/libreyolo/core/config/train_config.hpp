@@ -81,4 +81,11 @@ void check_train_config(const TrainConfig& config);
 // unchecked_train_config, then check_train_config: what every command but profile run uses.
 TrainConfig make_train_config(const ResolvedOptions& options);
 
+// The range checks of train's options, on those of `options` that a command shares with train
+// (val and predict take imgsz, batch, workers, ... without building a TrainConfig).
+void check_shared_train_options(const ResolvedOptions& options);
+
+// val's and predict's post-processing: conf and iou fractions from 0 to 1, max_det at least 1.
+void check_nms_options(const ResolvedOptions& options);
+
 }  // namespace libreyolo::core::config
