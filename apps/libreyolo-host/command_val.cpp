@@ -73,15 +73,15 @@ core::trainer::ValidationOptions validation_options(const ResolvedOptions& o, in
 
 // The COCO JSON files, with COCO's own image and category ids when the images are COCO's.
 // The evaluation itself keeps its ids: the printed mAP stays exactly what it was.
-void write_coco_files(const core::trainer::RunFolder& folder, const core::trainer::Validator& validator,
+void write_coco_files(const std::filesystem::path& folder, const core::trainer::Validator& validator,
                       const std::vector<std::string>& names) {
   const auto& evaluator = validator.evaluator();
   const auto ids = core::eval::coco_ids_for(evaluator.ground_truth(), names.size());
   core::eval::CocoJsonOptions json;
   json.category_ids = ids.category_ids;
-  core::eval::write_coco_results_json(folder.root / "predictions.json",
+  core::eval::write_coco_results_json(folder / "predictions.json",
                                       core::eval::with_ids(evaluator.detections(), ids), json);
-  core::eval::write_coco_ground_truth_json(folder.root / "ground_truth.json",
+  core::eval::write_coco_ground_truth_json(folder / "ground_truth.json",
                                            core::eval::with_ids(evaluator.ground_truth(), ids), names, json);
   if (ids.official) {
     core::log::info("COCO images: predictions.json uses COCO's image ids (from the file names) and category ids "
@@ -131,10 +131,11 @@ int run_val(const Args& args) {
   core::checkpoint::load_state_dict_into(*model, saved.model, /*strict=*/true, file.string());
   model->to(device);
 
-  const auto folder = core::trainer::create_run_folder(o.get_text("project"), o.get_text("name"), o.get_bool("exist_ok"));
-  core::log::set_file(folder.root / "val.log");
-  write_val_args(folder.root / "args.yaml", o);
-  core::log::info("val run folder: ", folder.root.string());
+  // A results folder, as predict's: val writes no weights.
+  const auto folder = core::trainer::create_results_folder(o.get_text("project"), o.get_text("name"), o.get_bool("exist_ok"));
+  core::log::set_file(folder / "val.log");
+  write_val_args(folder / "args.yaml", o);
+  core::log::info("val run folder: ", folder.string());
 
   core::trainer::Validator validator(data.splits.at(split_name), dataset.names,
                                      core::trainer::with_family_postprocess(validation_options(o, imgsz, device),
@@ -144,13 +145,13 @@ int run_val(const Args& args) {
   if (o.get_bool("plots")) {
     core::trainer::write_validation_plots(
         {evaluation, core::eval::confusion_matrix(validator.evaluator()), validator.first_batch()}, dataset.names,
-        folder.root);
+        folder);
   }
   std::ostringstream report;
   report << core::eval::format_class_table(evaluation) << "\n" << core::eval::format_coco_summary(evaluation.stats)
          << unmeasured_note(evaluation.stats) << "\nmAP50 " << std::max(0.0, evaluation.stats.ap50()) << "  mAP50-95 " << std::max(0.0, evaluation.stats.ap())
          << (validator.left_out().empty() ? std::string() : "\n" + core::trainer::describe_left_out(validator))
-         << "\npredictions: " << (folder.root / "predictions.json").string() << " (COCO results format; "
+         << "\npredictions: " << (folder / "predictions.json").string() << " (COCO results format; "
          << "ground truth beside it)";
   std::cout << report.str() << "\n";
   core::log::debug("\n", report.str());  // val.log keeps the report too (the console has it on stdout)

@@ -169,7 +169,8 @@ mkdir -p "$work/fresh"
 (cd "$work/fresh" && "$host" val model="$run/weights/best.pt" data=$data imgsz=160 batch=8 workers=2 device=cpu plots=false > val.log 2>&1) ||
   { cat "$work/fresh/val.log"; fail "val without project= in a fresh folder"; }
 [ -s "$work/fresh/runs/val/exp/predictions.json" ] || { cat "$work/fresh/val.log"; fail "no runs/val/exp/predictions.json in the working folder"; }
-echo "ok: val without project= writes runs/val/exp in a fresh working folder"
+[ ! -e "$work/fresh/runs/val/exp/weights" ] || fail "val made a weights folder (it writes no weights)"
+echo "ok: val without project= writes runs/val/exp in a fresh working folder, without a weights folder"
 
 # 2. A second run with the same name goes to straight2. It also asks for CUDA graphs, which a
 # CPU run cannot use: one log line, then eager training.
