@@ -365,13 +365,15 @@ core::trainer::TrainRequest bench_train_request(const ModelRun& run) {
   auto config = core::config::make_train_config(run.options);
   const auto source = run.options.at("epochs").source;
   const bool chosen = source == core::config::OptionSource::command_line || source == core::config::OptionSource::cfg_file;
-  if (!chosen && config.epochs != kBenchTrainEpochs) {
+  const bool overridden = !chosen && config.epochs != kBenchTrainEpochs;
+  if (overridden) {
     core::log::info("bench train: ", kBenchTrainEpochs, " epochs (the ", core::config::to_string(source), " says ",
                     config.epochs, ", a whole training run); pass epochs= for another count");
     config.epochs = kBenchTrainEpochs;
   }
   auto request = make_train_request(run, std::move(config));
-  if (!chosen) request.sources.set("epochs", core::config::OptionSource::global_default);
+  // args.yaml must not credit the family or the default with the 3.
+  if (overridden) request.sources.set("epochs", core::config::OptionSource::global_default);
   return request;
 }
 
